@@ -1,0 +1,199 @@
+import { v1 } from '#proto';
+import { RetryableError } from '../errors/runtime-error.js';
+import {
+  CURRENT_STATE_SCHEMA_VERSION,
+  type ActorDocument,
+  type ContinuationDoc,
+  type HeaderDoc,
+  type IntentKind,
+  type TimerKind,
+  type ToolIntentDoc,
+} from './actor-document.js';
+import { migrateToCurrent } from './state-migrations.js';
+
+/**
+ * A stored document carries a schema version newer than this binary understands (invariant 7).
+ * Retryable by type: the key stops (no dead letter, nothing mutated) and is retried until the
+ * binary is rolled forward; it is counted, never skipped.
+ */
+export class StateSchemaFromFuture extends RetryableError {
+  override readonly name = 'StateSchemaFromFuture';
+  readonly found: number;
+  readonly supported: number;
+  constructor(found: number, supported: number) {
+    super(`state schema version ${found} is newer than this binary's ${supported}; roll the binary forward`);
+    this.found = found;
+    this.supported = supported;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Encodes a document deterministically: fields in number order, zero values omitted, repeated
+ * fields in document order, no maps. The same document always yields the same bytes, which the
+ * golden tests pin so a release cannot silently change what sits in users' buckets.
+ */
+export function encodeActorDocument(doc: ActorDocument): Uint8Array {
+  const message: v1.ActorState.$Properties = {
+    stateSchemaVersion: doc.stateSchemaVersion,
+    agent: doc.agent,
+    entityKey: doc.entityKey,
+    seq: doc.seq,
+    lastAppliedSeq: doc.lastAppliedSeq,
+    ownerEpoch: doc.ownerEpoch,
+    memory: { entries: doc.memory.entries.map((e) => ({ key: e.key, value: e.value, lastAccessMs: e.lastAccessMs })), totalBytes: doc.memory.totalBytes },
+    llmCache: {
+      entries: doc.llmCache.entries.map((e) => ({
+        cacheKey: e.cacheKey,
+        response: e.response,
+        responseDigest: e.responseDigest,
+        createdAtMs: e.createdAtMs,
+        lastAccessMs: e.lastAccessMs,
+        digestOnly: e.digestOnly,
+      })),
+      totalResponseBytes: doc.llmCache.totalResponseBytes,
+    },
+    continuation: doc.continuation === undefined ? null : encodeContinuation(doc.continuation),
+    pending: doc.pending.map(encodeIntent),
+    outbox: doc.outbox.map((o) => ({ subject: o.subject, msgId: o.msgId, payload: o.payload, headers: o.headers.map(encodeHeader) })),
+    timers: doc.timers.map((t) => ({ timerId: t.timerId, kind: t.kind, dueAtMs: t.dueAtMs })),
+    deferred: doc.deferred.map((d) => ({
+      inboxSeq: d.inboxSeq,
+      envelope: { entityKey: doc.entityKey, eventTimeMs: d.eventTimeMs, event: d.event },
+      headers: d.headers.map(encodeHeader),
+    })),
+  };
+  return v1.ActorState.encode(message).finish();
+}
+
+/**
+ * Decodes and migrates a stored document. Migration happens in memory only: the upgraded form
+ * reaches the bucket with the key's next successful commit, so a failed activation leaves the old
+ * bytes untouched. Throws {@link StateSchemaFromFuture} for documents from a newer binary.
+ */
+export function decodeActorDocument(bytes: Uint8Array): ActorDocument {
+  const m = v1.ActorState.decode(bytes);
+  const stored = m.stateSchemaVersion === 0 ? 1 : m.stateSchemaVersion;
+  if (stored > CURRENT_STATE_SCHEMA_VERSION) throw new StateSchemaFromFuture(stored, CURRENT_STATE_SCHEMA_VERSION);
+  const entityKey = m.entityKey ?? EMPTY;
+  const doc: ActorDocument = {
+    stateSchemaVersion: stored,
+    agent: m.agent,
+    entityKey,
+    seq: m.seq,
+    lastAppliedSeq: m.lastAppliedSeq,
+    ownerEpoch: m.ownerEpoch,
+    memory: {
+      entries: (m.memory?.entries ?? []).map((e) => ({ key: e.key ?? '', value: e.value ?? EMPTY, lastAccessMs: e.lastAccessMs ?? 0 })),
+      totalBytes: m.memory?.totalBytes ?? 0,
+    },
+    llmCache: {
+      entries: (m.llmCache?.entries ?? []).map((e) => ({
+        cacheKey: e.cacheKey ?? '',
+        response: e.response ?? EMPTY,
+        responseDigest: e.responseDigest ?? EMPTY,
+        createdAtMs: e.createdAtMs ?? 0,
+        lastAccessMs: e.lastAccessMs ?? 0,
+        digestOnly: e.digestOnly ?? false,
+      })),
+      totalResponseBytes: m.llmCache?.totalResponseBytes ?? 0,
+    },
+    continuation: m.continuation ? decodeContinuation(m.continuation) : undefined,
+    pending: m.pending.map(decodeIntent),
+    outbox: m.outbox.map((o) => ({ subject: o.subject ?? '', msgId: o.msgId ?? '', payload: o.payload ?? EMPTY, headers: (o.headers ?? []).map(decodeHeader) })),
+    timers: m.timers.map((t) => ({ timerId: t.timerId ?? '', kind: (t.kind ?? 0) as TimerKind, dueAtMs: t.dueAtMs ?? 0 })),
+    deferred: m.deferred.map((d) => ({
+      inboxSeq: d.inboxSeq ?? 0,
+      event: d.envelope?.event ?? EMPTY,
+      eventTimeMs: d.envelope?.eventTimeMs ?? 0,
+      headers: (d.headers ?? []).map(decodeHeader),
+    })),
+  };
+  return migrateToCurrent(doc);
+}
+
+/** Encodes a tool intent (the wire form the effector consumes). */
+export function encodeToolIntent(intent: ToolIntentDoc): Uint8Array {
+  return v1.ToolIntent.encode(encodeIntent(intent)).finish();
+}
+
+/** Decodes a tool intent from its wire form. */
+export function decodeToolIntent(bytes: Uint8Array): ToolIntentDoc {
+  return decodeIntent(v1.ToolIntent.decode(bytes));
+}
+
+function encodeContinuation(c: ContinuationDoc): v1.Continuation.$Properties {
+  return {
+    seq: c.seq,
+    stepIndex: c.stepIndex,
+    pendingIntentIds: [...c.pendingIntentIds],
+    snapshot: c.snapshot,
+    suspendedAtMs: c.suspendedAtMs,
+    deadlineMs: c.deadlineMs,
+    escalations: c.escalations,
+    traceId: c.traceId,
+  };
+}
+
+function decodeContinuation(c: v1.Continuation.$Properties): ContinuationDoc {
+  return {
+    seq: c.seq ?? 0,
+    stepIndex: c.stepIndex ?? 0,
+    pendingIntentIds: [...(c.pendingIntentIds ?? [])],
+    snapshot: c.snapshot ?? EMPTY,
+    suspendedAtMs: c.suspendedAtMs ?? 0,
+    deadlineMs: c.deadlineMs ?? 0,
+    escalations: c.escalations ?? 0,
+    traceId: c.traceId ?? EMPTY,
+  };
+}
+
+function encodeIntent(i: ToolIntentDoc): v1.ToolIntent.$Properties {
+  return {
+    intentId: i.intentId,
+    entityKey: i.entityKey,
+    seq: i.seq,
+    stepIndex: i.stepIndex,
+    toolName: i.toolName,
+    argsJson: i.argsJson,
+    createdAtMs: i.createdAtMs,
+    expiresAtMs: i.expiresAtMs,
+    attempt: i.attempt,
+    kind: i.kind,
+    traceId: i.traceId,
+    signatureScheme: i.signatureScheme,
+    signingKeyId: i.signingKeyId,
+    signature: i.signature,
+    agent: i.agent,
+  };
+}
+
+function decodeIntent(i: v1.ToolIntent.$Properties): ToolIntentDoc {
+  return {
+    intentId: i.intentId ?? '',
+    agent: i.agent ?? '',
+    entityKey: i.entityKey ?? EMPTY,
+    seq: i.seq ?? 0,
+    stepIndex: i.stepIndex ?? 0,
+    toolName: i.toolName ?? '',
+    argsJson: i.argsJson ?? '',
+    createdAtMs: i.createdAtMs ?? 0,
+    expiresAtMs: i.expiresAtMs ?? 0,
+    attempt: i.attempt ?? 0,
+    // UNSPECIFIED is read as TOOL: only an explicit APPROVAL goes to the approval channel.
+    kind: (i.kind === 2 ? 2 : 1) as IntentKind,
+    traceId: i.traceId ?? EMPTY,
+    signatureScheme: i.signatureScheme ?? 0,
+    signingKeyId: i.signingKeyId ?? '',
+    signature: i.signature ?? EMPTY,
+  };
+}
+
+function encodeHeader(h: HeaderDoc): v1.Header.$Properties {
+  return { name: h.name, value: h.value };
+}
+
+function decodeHeader(h: v1.Header.$Properties): HeaderDoc {
+  return { name: h.name ?? '', value: h.value ?? '' };
+}

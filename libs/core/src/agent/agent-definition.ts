@@ -1,0 +1,32 @@
+import type { ActivationContext } from './activation-context.js';
+import type { Outcome } from './outcome.js';
+
+/** The agent function: one activation for one element of one key. */
+export type AgentHandler = (ctx: ActivationContext) => Promise<Outcome> | Outcome;
+
+/**
+ * An optional event validator applied at ingress, before anything reaches the key: return
+ * `undefined` to accept, or a human-readable problem to reject the event as `malformed_input`.
+ */
+export type EventValidator = (event: Uint8Array) => string | undefined;
+
+/** A deployable agent. A plain object of this shape works without importing anything. */
+export interface AgentDefinition {
+  /** Subject-safe name: lowercase letter first, then `[a-z0-9_-]`, at most 64 characters. */
+  readonly name: string;
+  readonly handler: AgentHandler;
+  /** Checked at ingress; a rejection is an error record, not an activation. */
+  readonly validateEvent?: EventValidator;
+  /** Overrides the activator's activation timeout for this agent (ms). */
+  readonly timeoutMs?: number;
+}
+
+/** The pattern every agent name must match (it is a NATS subject token and a KV key segment). */
+export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+
+/** True when `value` is shaped like an agent definition. */
+export function isAgentDefinition(value: unknown): value is AgentDefinition {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as { name?: unknown; handler?: unknown };
+  return typeof candidate.name === 'string' && typeof candidate.handler === 'function';
+}

@@ -1,0 +1,15 @@
+import { v5 as uuidv5 } from 'uuid';
+import { entityKeyHex } from './entity-key-hex.js';
+import { IdNamespace } from './namespaces.js';
+
+/**
+ * The id of the intent staged at `stepIndex` of activation `seq` on `key` (invariant 2):
+ * `uuidv5(INTENT_NS, "<hex(key)>|<seq>|<step>")`, lowercase and hyphenated.
+ *
+ * Pure: no clock, counter or randomness, so a replayed or retried activation walking the same
+ * path mints byte-identical ids, and the effector (which dedupes on this id, also used as
+ * `Nats-Msg-Id`) executes the effect once.
+ */
+export function intentId(key: Uint8Array, seq: number, stepIndex: number): string {
+  return uuidv5(`${entityKeyHex(key)}|${seq}|${stepIndex}`, IdNamespace.Intent);
+}

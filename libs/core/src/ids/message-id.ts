@@ -1,0 +1,44 @@
+import { v5 as uuidv5 } from 'uuid';
+import { entityKeyHex } from './entity-key-hex.js';
+import { IdNamespace } from './namespaces.js';
+
+/**
+ * `Nats-Msg-Id` of output `index` of the activation committed at `seq` of `agent`/`key`.
+ * A republish after a crash carries the same id, so the stream stores it once.
+ */
+export function outputMessageId(agent: string, key: Uint8Array, seq: number, index: number): string {
+  return uuidv5(`${agent}|${entityKeyHex(key)}|${seq}|${index}`, IdNamespace.Output);
+}
+
+/**
+ * `Nats-Msg-Id` of the error record produced by inbox element `inboxSeq` of `agent`/`key`.
+ * Keyed by the inbox sequence (failures do not advance seq), so each failed element has one
+ * record however often it is redelivered.
+ */
+export function errorMessageId(agent: string, key: Uint8Array, inboxSeq: number): string {
+  return uuidv5(`${agent}|${entityKeyHex(key)}|${inboxSeq}`, IdNamespace.ErrorRecord);
+}
+
+/**
+ * `Nats-Msg-Id` of an ingress error record about ingest message `ingestSeq` of `stream`
+ * (the key may be unreadable, so the source message identifies it).
+ */
+export function ingressErrorMessageId(stream: string, ingestSeq: number): string {
+  return uuidv5(`error|${stream}|${ingestSeq}`, IdNamespace.Ingest);
+}
+
+/**
+ * `Nats-Msg-Id` under which ingress forwards ingest message `ingestSeq` of `stream` into the
+ * inbox: a redelivery to ingress forwards the same id, so the inbox holds one copy.
+ */
+export function ingestForwardMessageId(stream: string, ingestSeq: number): string {
+  return uuidv5(`${stream}|${ingestSeq}`, IdNamespace.Ingest);
+}
+
+/**
+ * `Nats-Msg-Id` of the firing of timer `timerId` due at `dueAtMs` on `agent`/`key`: the
+ * partition owner may publish it more than once (after a takeover), the lane stores it once.
+ */
+export function timerMessageId(agent: string, key: Uint8Array, timerId: string, dueAtMs: number): string {
+  return uuidv5(`${agent}|${entityKeyHex(key)}|${timerId}|${dueAtMs}`, IdNamespace.Timer);
+}

@@ -1,0 +1,44 @@
+/**
+ * The closed vocabulary of error-record reasons (invariant 1: a record means the element
+ * committed nothing else). Operators alert and triage on these strings; they are a
+ * compatibility contract and appear as the last token of `agents.errors.<agent>.<reason>`.
+ */
+export const ErrorReason = {
+  /** The agent threw (or a flush it caused failed); detail names the error and its step. Fix the agent. */
+  ActivationError: 'activation_error',
+  /** The activation outran its timeout and was abandoned with zero mutation. Check model latency or raise the timeout. */
+  ActivationTimeout: 'activation_timeout',
+  /** The agent exceeded its token budget and did not catch it. Raise the budget or shorten the loop. */
+  BudgetExceeded: 'budget_exceeded',
+  /** A tool result or approval failed admission (no continuation, unknown intent, deadline or expiry passed). Usually a late answer. */
+  OrphanedResult: 'orphaned_result',
+  /** A human-in-the-loop deadline passed under the `drop` policy. Nobody answered in time. */
+  HitlTimeout: 'hitl_timeout',
+  /** Idle-TTL reclamation wiped a key that was still suspended. The wait outlived the TTL. */
+  TtlWipedSuspension: 'ttl_wiped_suspension',
+  /** An event arrived while the key's deferred-event queue was full. The key is suspended too long for its traffic. */
+  DeferredOverflow: 'deferred_overflow',
+  /** Ingress: the message could not be read (bad subject shape, header or body). Fix the publisher. */
+  MalformedInput: 'malformed_input',
+  /** Ingress: no agent of that name is deployed. Check AGENTS_MODULES or the subject. */
+  UnknownAgent: 'unknown_agent',
+  /** Ingress: the entity key is empty, too long or not canonically encoded. Fix the publisher's key. */
+  KeyInvalid: 'key_invalid',
+  /** Ingress: the payload is larger than the configured limit. Shrink the event or raise the limit. */
+  PayloadTooLarge: 'payload_too_large',
+  /** Effector: an intent failed signature verification and was never executed. Check signing keys. */
+  BadSignature: 'bad_signature',
+  /** Effector: an intent carried no signature while verification requires one. */
+  UnsignedIntent: 'unsigned_intent',
+  /** Effector: an intent was signed with a key id the effector does not hold. */
+  UnknownSigningKey: 'unknown_signing_key',
+} as const;
+
+export type ErrorReason = (typeof ErrorReason)[keyof typeof ErrorReason];
+
+const reasons: ReadonlySet<string> = new Set(Object.values(ErrorReason));
+
+/** True when `value` is a member of the closed reason vocabulary. */
+export function isErrorReason(value: string): value is ErrorReason {
+  return reasons.has(value);
+}

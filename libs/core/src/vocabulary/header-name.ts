@@ -1,0 +1,29 @@
+/**
+ * The closed vocabulary of NATS header names the runtime reads or writes. Anything a publisher
+ * may set is validated at ingress; anything the runtime sets is deterministic, so a republish
+ * after a crash carries identical headers.
+ */
+export const HeaderName = {
+  /** JetStream idempotent-publish id; every runtime publish carries a derived one. */
+  MsgId: 'Nats-Msg-Id',
+  /** The element's event time in epoch milliseconds (decimal). Absent: the ingest timestamp. */
+  EventTime: 'Agents-Event-Time',
+  /** The entity key when it is not subject-safe (UTF-8 text, or base64 with Agents-Key-Encoding). */
+  Key: 'Agents-Key',
+  /** `base64` when Agents-Key carries arbitrary bytes; absent means UTF-8 text. */
+  KeyEncoding: 'Agents-Key-Encoding',
+  /** `json` or `protobuf`: how a result or approval body is encoded (default: sniffed). */
+  ContentType: 'Content-Type',
+  /** The error reason on an error record (same as the subject's last token). */
+  Reason: 'Agents-Reason',
+  /** The agent name on records the runtime publishes. */
+  Agent: 'Agents-Agent',
+  /** The activation seq that produced an output or intent. */
+  Seq: 'Agents-Seq',
+  /** W3C trace context. */
+  Traceparent: 'traceparent',
+  /** W3C trace state. */
+  Tracestate: 'tracestate',
+} as const;
+
+export type HeaderName = (typeof HeaderName)[keyof typeof HeaderName];
