@@ -1,0 +1,48 @@
+/**
+ * @packageDocumentation
+ * Model providers: the transports behind the runtime's `ModelProvider` port. The runtime calls
+ * `complete` only on a replay-cache miss and stores the returned raw bytes verbatim; retries of
+ * retryable failures live inside each provider. Ships the deterministic `FakeLlm` (default in
+ * tests and the demo) and an OpenAI-compatible chat-completions client. No import side effects.
+ */
+
+// factory
+export { createModelProvider } from './model-provider-factory.js';
+export type {
+  ModelProviderConfig,
+  FakeProviderConfig,
+  OpenAiCompatibleProviderConfig,
+  ModelProviderFactoryDeps,
+} from './model-provider-factory.js';
+
+// OpenAI-compatible chat completions
+export { OpenAiCompatibleProvider, OPENAI_COMPATIBLE_DEFAULTS } from './openai-compatible-provider.js';
+export type { OpenAiCompatibleProviderOptions } from './openai-compatible-provider.js';
+export { decodeOpenAiCompatible } from './openai-compatible-decode.js';
+export { chatCompletionJson } from './chat-completion-json.js';
+export type { ChatCompletionJsonInput } from './chat-completion-json.js';
+export { fullJitterBackoffMs } from './full-jitter-backoff.js';
+export { parseRetryAfterMs } from './retry-after.js';
+
+// FakeLlm
+export { FakeLlm } from './fake-llm.js';
+export type { FakeLlmOptions, FakeLlmRule } from './fake-llm.js';
+export { matchAny, matchModel, matchContains, matchWhere } from './fake-llm-matchers.js';
+export type { FakeLlmMatcher } from './fake-llm-matchers.js';
+export { respondWith, respondWithChat, raiseError, failThenSucceed } from './fake-llm-behaviours.js';
+export type {
+  FakeBody,
+  FakeLlmBehaviour,
+  FakeLlmBehaviourContext,
+  LatencyOptions,
+  RespondWithChatOptions,
+  FailThenSucceedOptions,
+} from './fake-llm-behaviours.js';
+
+// credentials, timing, errors
+export { Secret } from './secret.js';
+export { loadApiKey } from './api-key.js';
+export type { ApiKeySource, EnvMap } from './api-key.js';
+export { abortableDelay } from './abortable-delay.js';
+export type { Delay } from './abortable-delay.js';
+export { ProviderConfigError, ApiKeyError, UnmatchedRequestError } from './errors.js';

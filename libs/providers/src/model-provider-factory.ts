@@ -1,0 +1,78 @@
+/**
+ * Turns a validated provider config into a {@link ModelProvider}: the one place services pick
+ * an implementation. Credentials are sourced here, once, at startup, from the environment the
+ * service passes in (this file never reads `process.env`).
+ */
+import type { ModelProvider } from '#core';
+import { loadApiKey } from './api-key.js';
+import type { EnvMap } from './api-key.js';
+import { FakeLlm } from './fake-llm.js';
+import type { FakeLlmRule } from './fake-llm.js';
+import { OpenAiCompatibleProvider } from './openai-compatible-provider.js';
+
+/** The scripted {@link FakeLlm}; with no rules every call fails with `UnmatchedRequestError`. */
+export interface FakeProviderConfig {
+  readonly provider: 'fake';
+  readonly rules?: readonly FakeLlmRule[];
+}
+
+/** An {@link OpenAiCompatibleProvider}; the key comes from at most one of `apiKeyEnv` / `apiKeyFile`. */
+export interface OpenAiCompatibleProviderConfig {
+  readonly provider: 'openai-compatible';
+  /** API root, e.g. `https://api.openai.com/v1`. */
+  readonly baseUrl: string;
+  /** Environment variable holding the API key. */
+  readonly apiKeyEnv?: string;
+  /** File holding the API key (trimmed). */
+  readonly apiKeyFile?: string;
+  /** Per-attempt timeout in ms (default 60 000). */
+  readonly timeoutMs?: number;
+  /** Attempts per call, the first included (default 4). */
+  readonly maxAttempts?: number;
+}
+
+/**
+ * A model provider configuration, discriminated by `provider`. Shaped so the validated
+ * `model` section of the runtime config (`#config`'s `ModelConfigSchema`) can be passed as is;
+ * for `fake`, the service loads the rules (e.g. from the configured script module) and adds them.
+ */
+export type ModelProviderConfig = FakeProviderConfig | OpenAiCompatibleProviderConfig;
+
+/** What the factory needs from its host. */
+export interface ModelProviderFactoryDeps {
+  /** The environment to read `apiKeyEnv` from; services pass `process.env`. */
+  readonly env: EnvMap;
+}
+
+/**
+ * Builds the provider `config` describes.
+ *
+ * @throws `ApiKeyError` when the configured key cannot be sourced and `ProviderConfigError` for
+ *   a malformed base URL or out-of-range numbers — both at startup, before any request.
+ *
+ * @example
+ * ```ts
+ * const provider = createModelProvider(config.model, { env: process.env });
+ * ```
+ */
+export function createModelProvider(config: ModelProviderConfig, deps: ModelProviderFactoryDeps): ModelProvider {
+  switch (config.provider) {
+    case 'fake':
+      return new FakeLlm({ rules: config.rules ?? [] });
+    case 'openai-compatible': {
+      const apiKey = loadApiKey(config, deps.env);
+      return new OpenAiCompatibleProvider({
+        baseUrl: config.baseUrl,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+        ...(config.maxAttempts === undefined ? {} : { maxAttempts: config.maxAttempts }),
+      });
+    }
+    default:
+      return assertNever(config);
+  }
+}
+
+function assertNever(config: never): never {
+  throw new TypeError(`unknown model provider: ${JSON.stringify((config as { provider?: unknown }).provider)}`);
+}
