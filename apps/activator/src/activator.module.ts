@@ -1,0 +1,58 @@
+import { Module } from '@nestjs/common';
+import { AGENT_CATALOG, loadAgentModules, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { createTopology, type Topology } from '#routing';
+import {
+  JetStreamOutboxPublisher,
+  KvStateStore,
+  NATS_CLIENT_NAME,
+  NatsService,
+  natsServiceProvider,
+  PROVISIONING,
+  provisioningProvider,
+  TOPOLOGY,
+} from '#transport';
+import { MODEL_PROVIDER, OUTBOX_PUBLISHER, STATE_STORE } from './activator.tokens.js';
+import { ActivatorService } from './activator.service.js';
+import { buildModelProvider } from './model-provider.factory.js';
+
+/**
+ * The activator's composition root. Configuration is loaded once from the process environment
+ * (and `$AGENTS_CONFIG`); agent modules are imported and streams provisioned while the module is
+ * built, so a bad module or an unreachable server fails the start, not the first activation.
+ */
+@Module({
+  providers: [
+    { provide: RUNTIME_CONFIG, useFactory: (): RuntimeConfig => loadConfig({ env: process.env }) },
+    { provide: NATS_CLIENT_NAME, useValue: 'activator' },
+    {
+      provide: AGENT_CATALOG,
+      inject: [RUNTIME_CONFIG],
+      useFactory: (config: RuntimeConfig) => loadAgentModules(config.agentModules, process.cwd()),
+    },
+    {
+      provide: TOPOLOGY,
+      inject: [RUNTIME_CONFIG],
+      useFactory: (config: RuntimeConfig) => createTopology({ prefix: config.prefix, partitions: config.partitions }),
+    },
+    natsServiceProvider,
+    provisioningProvider,
+    {
+      provide: MODEL_PROVIDER,
+      inject: [RUNTIME_CONFIG],
+      useFactory: (config: RuntimeConfig) => buildModelProvider(config.model, process.env, process.cwd()),
+    },
+    {
+      provide: STATE_STORE,
+      inject: [NatsService, TOPOLOGY, PROVISIONING],
+      useFactory: async (nats: NatsService, topology: Topology) => new KvStateStore(await nats.bucket(topology.buckets.state)),
+    },
+    {
+      provide: OUTBOX_PUBLISHER,
+      inject: [NatsService, RUNTIME_CONFIG],
+      useFactory: (nats: NatsService, config: RuntimeConfig) => new JetStreamOutboxPublisher(nats.js, config.nats.requestTimeoutMs),
+    },
+    ActivatorService,
+  ],
+  exports: [ActivatorService],
+})
+export class ActivatorModule {}

@@ -1,0 +1,123 @@
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ActorRuntime, type Addressing, type AgentDefinition, type ModelProvider, type OutboxPublisher, type StateStore } from '#core';
+import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { encodeKeyToken, type Topology } from '#routing';
+import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
+import { ActivatorObserver } from './activator-observer.js';
+import { MODEL_PROVIDER, OUTBOX_PUBLISHER, STATE_STORE } from './activator.tokens.js';
+import { claimAllPartitions } from './partition-ownership.js';
+import { PartitionWorker } from './partition-worker.js';
+
+/** How long a stopping activator lets in-flight activations finish before abandoning them. */
+const DRAIN_MS = 10_000;
+
+/**
+ * The activator: provisions, claims its partitions (each with a fresh epoch), gives each one a
+ * consumer that restarts from the predecessor's ack floor, and runs one worker per partition
+ * over a shared actor runtime. On SIGTERM it stops pulling, drains in-flight activations
+ * (commit, publish, ack) and exits; what it could not finish is redelivered to the next owner.
+ */
+@Injectable()
+export class ActivatorService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ActivatorService.name);
+  private readonly workers = new Map<number, PartitionWorker>();
+  private runtime: ActorRuntime | undefined;
+  private ready = false;
+
+  constructor(
+    @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
+    @Inject(AGENT_CATALOG) private readonly agents: Map<string, AgentDefinition>,
+    @Inject(TOPOLOGY) private readonly topology: Topology,
+    @Inject(NatsService) private readonly nats: NatsService,
+    @Inject(PROVISIONING) private readonly provisioning: ProvisionReport,
+    @Inject(MODEL_PROVIDER) private readonly provider: ModelProvider,
+    @Inject(STATE_STORE) private readonly store: StateStore,
+    @Inject(OUTBOX_PUBLISHER) private readonly publisher: OutboxPublisher,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const report = this.provisioning;
+    for (const warning of report.warnings) this.logger.warn(warning);
+    this.runtime = new ActorRuntime({
+      store: this.store,
+      publisher: this.publisher,
+      agents: this.agents,
+      provider: this.provider,
+      addressing: topologyAddressing(this.topology),
+      timers: {
+        setTimeout: (callback, ms) => {
+          const handle = setTimeout(callback, ms);
+          return () => clearTimeout(handle);
+        },
+      },
+      monotonicMs: () => performance.now(),
+      random: Math.random,
+      activationTimeoutMs: this.config.activator.activationTimeoutMs,
+      maxDocumentBytes: report.maxDocumentBytes,
+      cacheCapacity: this.config.activator.cacheCapacity,
+      backoff: { baseMs: 100, maxMs: 30_000 },
+      observer: new ActivatorObserver(),
+    });
+
+    const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;
+    const owned = await claimAllPartitions(await this.nats.bucket(this.topology.buckets.leases), this.topology.partitions, memberId);
+    for (const { partition, epoch } of owned) {
+      const consumer = await acquirePartitionConsumer(this.nats.jsm, {
+        stream: this.topology.streams.inbox.name,
+        filterSubject: this.topology.inboxPartitionFilter(partition),
+        namePrefix: `activator-p${String(partition).padStart(4, '0')}`,
+        epoch,
+        ackWaitMs: this.config.activator.ackWaitMs,
+        maxAckPending: this.config.activator.maxAckPending,
+      });
+      const worker = new PartitionWorker({
+        partition,
+        epoch,
+        stream: this.topology.streams.inbox.name,
+        consumerName: consumer.name,
+        ackWaitMs: this.config.activator.ackWaitMs,
+        batch: Math.min(256, this.config.activator.maxAckPending),
+        js: this.nats.js,
+        runtime: this.runtime,
+        topology: this.topology,
+        onFenced: (p) => void this.release(p),
+      });
+      await worker.start();
+      this.workers.set(partition, worker);
+    }
+    this.ready = true;
+    this.logger.log(
+      `activator ${memberId} owns ${owned.length} partitions; agents: ${[...this.agents.keys()].join(', ') || '(none)'}`,
+    );
+  }
+
+  /** True once every owned partition is being consumed. */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.ready = false;
+    await Promise.all([...this.workers.keys()].map((p) => this.release(p)));
+  }
+
+  private async release(partition: number): Promise<void> {
+    const worker = this.workers.get(partition);
+    if (worker === undefined) return;
+    this.workers.delete(partition);
+    await worker.stop(DRAIN_MS);
+    this.runtime?.forget((stateKey) => this.topology.partitionOf(stateKey.slice(stateKey.indexOf('.') + 1)) === partition);
+    this.logger.log(`released partition ${partition}`);
+  }
+}
+
+/** The core's addressing port over the deployment's topology. */
+export function topologyAddressing(topology: Topology): Addressing {
+  return {
+    output: (agent, key) => topology.output(agent, encodeKeyToken(key)),
+    error: (agent, reason) => topology.errors(agent, reason),
+    intent: (agent, tool) => topology.intents(agent, tool),
+    approvalRequest: (agent, key) => topology.approvalRequests(agent, encodeKeyToken(key)),
+  };
+}

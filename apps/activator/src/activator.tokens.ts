@@ -1,0 +1,8 @@
+/** Injection token of the activator's `ModelProvider`. */
+export const MODEL_PROVIDER = Symbol.for('nats-agents.model-provider');
+
+/** Injection token of the activator's `StateStore` (KV in production; tests wrap it to inject faults). */
+export const STATE_STORE = Symbol.for('nats-agents.state-store');
+
+/** Injection token of the activator's `OutboxPublisher`. */
+export const OUTBOX_PUBLISHER = Symbol.for('nats-agents.outbox-publisher');

@@ -1,0 +1,52 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import { decodeInboxEnvelope, type InboxElement } from '#core';
+import type { InboxAddress, Topology } from '#routing';
+import { decodeKeyToken } from '#routing';
+import { fromMsgHdrs } from '#transport';
+
+/** A decoded inbox message: where it belongs and what it carries. */
+export interface DecodedInboxMessage {
+  readonly address: InboxAddress;
+  readonly stateKey: string;
+  readonly element: InboxElement;
+}
+
+/** Why an inbox message cannot be applied at all (only a foreign or corrupt publisher produces these). */
+export type InboxRejection = { readonly problem: string };
+
+/**
+ * Decodes an inbox message into the element the actor applies. The subject decides the key and
+ * agent; the envelope must agree with it (a mismatch is a corrupt message, never guessed at).
+ */
+export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInboxMessage | InboxRejection {
+  const address = topology.parseInboxSubject(msg.subject);
+  if (address === undefined) return { problem: `not an inbox subject of this deployment: ${msg.subject}` };
+  let envelope;
+  try {
+    envelope = decodeInboxEnvelope(msg.data);
+  } catch (error) {
+    return { problem: (error as Error).message };
+  }
+  const keyFromSubject = decodeKeyToken(address.token);
+  if (Buffer.compare(Buffer.from(keyFromSubject), Buffer.from(envelope.entityKey)) !== 0) {
+    return { problem: `envelope key does not match subject token ${address.token}` };
+  }
+  if (envelope.payload.kind !== kindOf(address.kind)) {
+    return { problem: `envelope carries a ${envelope.payload.kind} on a ${address.kind} subject` };
+  }
+  return {
+    address,
+    stateKey: topology.stateKey(address.agent, address.token),
+    element: {
+      inboxSeq: msg.seq,
+      entityKey: envelope.entityKey,
+      eventTimeMs: envelope.eventTimeMs,
+      payload: envelope.payload,
+      headers: fromMsgHdrs(msg.headers),
+    },
+  };
+}
+
+function kindOf(subjectKind: InboxAddress['kind']): InboxElement['payload']['kind'] {
+  return subjectKind;
+}

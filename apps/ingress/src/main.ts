@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { IngressModule } from './ingress.module.js';
+
+/** Starts ingress: the ingest consumer and the HTTP edge. SIGTERM drains in-flight forwards. */
+async function main(): Promise<void> {
+  const app = await NestFactory.create<NestExpressApplication>(IngressModule, { bodyParser: false });
+  const config = app.get<RuntimeConfig>(RUNTIME_CONFIG);
+  // Bodies are opaque bytes; one byte over the limit lets the size check name the reason.
+  app.useBodyParser('raw', { type: () => true, limit: config.ingress.maxEventBytes + 1 });
+  app.enableShutdownHooks();
+  await app.listen(config.ingress.httpPort, config.ingress.httpHost);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

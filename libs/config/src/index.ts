@@ -1,0 +1,18 @@
+/**
+ * @packageDocumentation
+ * The runtime configuration: one validated schema shared by every service, loaded from
+ * defaults, an optional YAML file, a few environment variables and explicit overrides.
+ */
+export {
+  RuntimeConfigSchema,
+  NatsConfigSchema,
+  StreamsConfigSchema,
+  ActivatorConfigSchema,
+  IngressConfigSchema,
+  ModelConfigSchema,
+} from './runtime-config.js';
+export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
+export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';
+export type { ConfigSources } from './load-config.js';
+export { loadAgentModules, AgentModuleError } from './agent-modules.js';
+export { RUNTIME_CONFIG, AGENT_CATALOG } from './nest/runtime-config.token.js';

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { RuntimeConfigSchema, type RuntimeConfig } from './runtime-config.js';
+
+/** The configuration is invalid; the message names every offending field. Services exit on it. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Where configuration comes from, lowest precedence first: defaults, file, environment, overrides. */
+export interface ConfigSources {
+  /** The process environment (passed in, so loading stays testable). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** A YAML or JSON file; defaults to `$AGENTS_CONFIG` when set. */
+  readonly file?: string;
+  /** Values that win over everything (tests, CLI flags). */
+  readonly overrides?: Record<string, unknown>;
+}
+
+/**
+ * The environment variables the runtime reads, each mapped onto a config path. Kept to the
+ * handful an operator sets per deployment; everything else belongs in the config file.
+ */
+export const ConfigEnv = {
+  /** Comma-separated NATS server URLs. */
+  NATS_URL: ['nats', 'url'],
+  /** NATS credentials file. */
+  NATS_CREDS: ['nats', 'credsFile'],
+  /** Subject prefix. */
+  AGENTS_PREFIX: ['prefix'],
+  /** Inbox partition count. */
+  AGENTS_PARTITIONS: ['partitions'],
+  /** Comma-separated agent module paths. */
+  AGENTS_MODULES: ['agentModules'],
+  /** Activation timeout in ms. */
+  AGENTS_ACTIVATION_TIMEOUT_MS: ['activator', 'activationTimeoutMs'],
+  /** Ingress HTTP port. */
+  AGENTS_HTTP_PORT: ['ingress', 'httpPort'],
+  /** Stream replicas. */
+  AGENTS_REPLICAS: ['streams', 'replicas'],
+} as const;
+
+const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas']);
+
+/**
+ * Loads and validates the runtime configuration. Pure but for reading `file`: the same sources
+ * give the same config. Throws {@link ConfigError} naming each invalid field and its value.
+ */
+export function loadConfig(sources: ConfigSources): RuntimeConfig {
+  const merged: Record<string, unknown> = {};
+  const file = sources.file ?? sources.env.AGENTS_CONFIG;
+  if (file !== undefined && file !== '') {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
+    }
+    const parsed: unknown = parseYaml(text);
+    if (parsed !== null && parsed !== undefined) {
+      if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${file} must hold a mapping`);
+      deepMerge(merged, parsed as Record<string, unknown>);
+    }
+  }
+  for (const [name, path] of Object.entries(ConfigEnv)) {
+    const raw = sources.env[name];
+    if (raw === undefined || raw === '') continue;
+    const leaf = path[path.length - 1] as string;
+    let value: unknown = raw;
+    if (leaf === 'agentModules') value = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    else if (numeric.has(leaf)) value = Number(raw);
+    setPath(merged, path, value);
+  }
+  if (sources.overrides) deepMerge(merged, sources.overrides);
+
+  const result = RuntimeConfigSchema.safeParse(merged);
+  if (!result.success) throw new ConfigError(`invalid configuration:\n${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const segment of path.slice(0, -1)) {
+    const child = node[segment];
+    if (typeof child !== 'object' || child === null) node[segment] = {};
+    node = node[segment] as Record<string, unknown>;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function deepMerge(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const existing = target[key];
+    if (isPlainObject(value) && isPlainObject(existing)) deepMerge(existing, value);
+    else target[key] = isPlainObject(value) ? structuredClone(value) : value;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+const subjectToken = z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be a subject token: letters, digits, _ and -');
+
+/** NATS connection settings; secrets are referenced by file, never inlined in config files. */
+export const NatsConfigSchema = z.strictObject({
+  /** Comma-separated server URLs. */
+  url: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /** Path of a NATS credentials (.creds) file. */
+  credsFile: z.string().optional(),
+  /** Path of a file holding an nkey seed. */
+  nkeySeedFile: z.string().optional(),
+  /** Path of a file holding a bearer token. */
+  tokenFile: z.string().optional(),
+  user: z.string().optional(),
+  /** Path of a file holding the user's password. */
+  passwordFile: z.string().optional(),
+  tls: z
+    .strictObject({
+      caFile: z.string().optional(),
+      certFile: z.string().optional(),
+      keyFile: z.string().optional(),
+    })
+    .optional(),
+  /** Per-request timeout of JetStream API calls and publishes. */
+  requestTimeoutMs: positiveInt.default(10_000),
+});
+
+/** Stream and bucket sizing; applied by provisioning. */
+export const StreamsConfigSchema = z.strictObject({
+  /** Replicas of every stream and bucket (1 for a single server, 3 in production clusters). */
+  replicas: z.number().int().min(1).max(5).default(1),
+  /** Dedupe window of every runtime stream: longer than the longest republish gap you expect. */
+  duplicateWindowMs: positiveInt.default(15 * 60_000),
+  /** Retention of the inbox and ingest streams (history for replays and consumer resets). */
+  inboxMaxAgeMs: positiveInt.default(7 * 24 * 3_600_000),
+  /** Retention of outputs and errors. */
+  outputMaxAgeMs: positiveInt.default(7 * 24 * 3_600_000),
+});
+
+export const ActivatorConfigSchema = z.strictObject({
+  /** Upper bound of one activation (invariant 6); agents may lower or raise theirs. */
+  activationTimeoutMs: positiveInt.default(30_000),
+  /** Committed documents kept in memory (idle keys beyond it are re-read from KV). */
+  cacheCapacity: z.number().int().min(0).default(20_000),
+  /** Unacknowledged inbox messages per partition: the in-flight window across keys. */
+  maxAckPending: positiveInt.default(512),
+  /** Redelivery deadline of an unacknowledged inbox message; the activator heartbeats long work. */
+  ackWaitMs: positiveInt.default(30_000),
+  /** This process's member id (defaults to host name + pid). */
+  instanceId: z.string().optional(),
+});
+
+export const IngressConfigSchema = z.strictObject({
+  /** HTTP listener for `POST /v1/agents/:agent/events/:key`; port 0 picks a free port. */
+  httpHost: z.string().default('127.0.0.1'),
+  httpPort: z.number().int().min(0).max(65_535).default(8080),
+  /** Largest accepted event, result or approval body. */
+  maxEventBytes: positiveInt.default(256 * 1024),
+  /** Longest accepted entity key (raw bytes). */
+  maxKeyBytes: positiveInt.default(256),
+  maxAckPending: positiveInt.default(1024),
+  ackWaitMs: positiveInt.default(30_000),
+});
+
+export const ModelConfigSchema = z.discriminatedUnion('provider', [
+  z.strictObject({
+    provider: z.literal('fake'),
+    /** Module exporting `rules` for the FakeLlm (the demo script by default). */
+    script: z.string().optional(),
+  }),
+  z.strictObject({
+    provider: z.literal('openai-compatible'),
+    baseUrl: z.url(),
+    /** Environment variable holding the API key. */
+    apiKeyEnv: z.string().optional(),
+    /** File holding the API key. */
+    apiKeyFile: z.string().optional(),
+    timeoutMs: positiveInt.default(60_000),
+    maxAttempts: positiveInt.default(4),
+  }),
+]);
+
+/** The whole runtime configuration shared by every service. */
+export const RuntimeConfigSchema = z.strictObject({
+  /** Subject prefix of the deployment; stream and bucket names derive from it. */
+  prefix: subjectToken.default('agents'),
+  /** Inbox partitions P; fixed at cluster creation (changing it moves keys). */
+  partitions: z.number().int().min(1).max(10_000).default(16),
+  /** Module paths exporting agents (absolute, or relative to the working directory). */
+  agentModules: z.array(z.string().min(1)).default([]),
+  nats: NatsConfigSchema.prefault({}),
+  streams: StreamsConfigSchema.prefault({}),
+  activator: ActivatorConfigSchema.prefault({}),
+  ingress: IngressConfigSchema.prefault({}),
+  model: ModelConfigSchema.default({ provider: 'fake' }),
+});
+
+/** The validated configuration. */
+export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
+/** What a config file or override may contain (everything optional). */
+export type RuntimeConfigInput = z.input<typeof RuntimeConfigSchema>;

@@ -1,0 +1,20 @@
+import type { ActivationReport } from './apply-element.js';
+
+/**
+ * Telemetry hooks of the actor runtime. Implementations count and log; they never influence a
+ * decision and must not throw.
+ */
+export interface ActorRuntimeObserver {
+  /** A commit landed (activation, failure record or orphan). */
+  committed?(stateKey: string, report: ActivationReport, documentBytes: number): void;
+  /** A redelivered element was recognised as already applied. */
+  duplicate?(stateKey: string, inboxSeq: number): void;
+  /** The CAS lost; the runtime re-reads. */
+  conflict?(stateKey: string): void;
+  /** A higher owner epoch was found; this writer stops. */
+  fenced?(stateKey: string, storedEpoch: number, ownEpoch: number): void;
+  /** The element will be retried after `delayMs` because of `error` (an outage, a future schema, ...). */
+  retrying?(stateKey: string, error: Error, attempt: number, delayMs: number): void;
+  /** Working memory crossed its soft cap. */
+  softCap?(stateKey: string): void;
+}

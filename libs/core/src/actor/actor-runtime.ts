@@ -1,0 +1,206 @@
+import type { AgentDefinition } from '../agent/agent-definition.js';
+import { AttemptMemo } from '../activation/attempt-memo.js';
+import { ensureError, RetryableError } from '../errors/runtime-error.js';
+import type { ModelProvider } from '../model/model-request.js';
+import { sleep } from '../time/sleep.js';
+import type { Timers } from '../time/clock.js';
+import { ErrorReason } from '../vocabulary/error-reason.js';
+import { ActorCache, type CachedActor } from './actor-cache.js';
+import { emptyActorDocument, type ActorDocument } from './actor-document.js';
+import type { ActorRuntimeObserver } from './actor-runtime-observer.js';
+import type { Addressing } from './addressing.js';
+import { applyElement, type ActivationReport } from './apply-element.js';
+import { backoffDelay, type BackoffPolicy } from './backoff.js';
+import type { InboxElement } from './inbox-element.js';
+import type { OutboxPublisher } from './outbox-publisher.js';
+import { errorEntry, traceHeaders } from './outbox-entries.js';
+import { encodeActorDocument } from './state-codec.js';
+import { CommitConflict, type StateStore } from './state-store.js';
+
+/** The agent named by an inbox subject is not hosted here: a deployment mismatch, retried until fixed. */
+export class AgentNotHosted extends RetryableError {
+  override readonly name = 'AgentNotHosted';
+}
+
+/** Dependencies of the per-key actor runtime (ports injected by the activator). */
+export interface ActorRuntimeDeps {
+  readonly store: StateStore;
+  readonly publisher: OutboxPublisher;
+  readonly agents: ReadonlyMap<string, AgentDefinition>;
+  readonly provider: ModelProvider;
+  readonly addressing: Addressing;
+  readonly timers: Timers;
+  readonly monotonicMs: () => number;
+  readonly random: () => number;
+  readonly activationTimeoutMs: number;
+  /** Documents above this size are not written: the element fails closed instead (server max_payload minus headroom). */
+  readonly maxDocumentBytes: number;
+  /** How many committed documents to keep hot. */
+  readonly cacheCapacity: number;
+  readonly backoff: BackoffPolicy;
+  readonly observer?: ActorRuntimeObserver;
+}
+
+/** Where an element is applied: its key, agent and the writer's epoch. */
+export interface ElementScope {
+  readonly stateKey: string;
+  readonly agent: string;
+  readonly ownerEpoch: number;
+  /** Aborted when the partition is lost or the process stops: the element is left unacked. */
+  readonly signal: AbortSignal;
+}
+
+/** How processing one element ended; the caller maps it to ack / no ack. */
+export type ProcessOutcome =
+  /** Committed and published: ack. */
+  | { readonly kind: 'applied'; readonly report: ActivationReport }
+  /** Already applied (outbox republished when it was this element's): ack. */
+  | { readonly kind: 'duplicate' }
+  /** Nothing to do: ack. */
+  | { readonly kind: 'noop' }
+  /** A newer owner wrote the key: do not ack; stop the partition. */
+  | { readonly kind: 'fenced'; readonly storedEpoch: number }
+  /** The scope's signal aborted before the element finished: do not ack (it will be redelivered). */
+  | { readonly kind: 'abandoned' };
+
+/**
+ * The per-message commit protocol of ARCHITECTURE §5 over injected ports: read (cache or store) →
+ * apply → CAS commit with the owner epoch → publish the outbox → report. Infrastructure failures
+ * (conflicts, outages, a state schema from the future, an agent not hosted here) are retried in
+ * place with backoff, holding the key's position so its order is preserved; nothing is skipped
+ * and nothing is dead-lettered for them.
+ *
+ * Redelivery: an element at or below `lastAppliedSeq` is a duplicate; if it is the last applied
+ * element its outbox is republished (the crash-between-commit-and-ack case), deduplicated
+ * downstream by `Nats-Msg-Id`. Crash: nothing is acked before its commit and publish, so the
+ * element comes back and takes the duplicate path.
+ *
+ * Callers must serialize elements per key (see `KeyMailbox`).
+ */
+export class ActorRuntime {
+  private readonly cache: ActorCache;
+  private readonly memos = new Map<string, AttemptMemo>();
+
+  constructor(private readonly deps: ActorRuntimeDeps) {
+    this.cache = new ActorCache(deps.cacheCapacity);
+  }
+
+  async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
+    let applied: ActivationReport | undefined;
+    for (let attempt = 0; ; attempt += 1) {
+      if (scope.signal.aborted) return { kind: 'abandoned' };
+      try {
+        const agent = this.deps.agents.get(scope.agent);
+        if (agent === undefined) throw new AgentNotHosted(`agent '${scope.agent}' is not hosted by this activator`);
+        const actor = await this.read(scope.stateKey);
+        const result = await applyElement(actor?.doc, element, {
+          agent,
+          provider: this.deps.provider,
+          addressing: this.deps.addressing,
+          timers: this.deps.timers,
+          monotonicMs: this.deps.monotonicMs,
+          ownerEpoch: scope.ownerEpoch,
+          memo: this.memo(scope.stateKey),
+          activationTimeoutMs: this.deps.activationTimeoutMs,
+          onSoftCap: () => this.deps.observer?.softCap?.(scope.stateKey),
+        });
+        switch (result.kind) {
+          case 'noop':
+            return { kind: 'noop' };
+          case 'fenced':
+            this.cache.evict(scope.stateKey);
+            this.deps.observer?.fenced?.(scope.stateKey, result.storedEpoch, scope.ownerEpoch);
+            return { kind: 'fenced', storedEpoch: result.storedEpoch };
+          case 'duplicate': {
+            const doc = actor?.doc;
+            if (doc !== undefined && doc.lastAppliedSeq === element.inboxSeq && doc.outbox.length > 0) {
+              await this.deps.publisher.publish(doc.outbox);
+            }
+            this.memos.delete(scope.stateKey);
+            if (applied !== undefined) return { kind: 'applied', report: applied };
+            this.deps.observer?.duplicate?.(scope.stateKey, element.inboxSeq);
+            return { kind: 'duplicate' };
+          }
+          case 'commit': {
+            const { next, bytes, report } = this.fitToLimit(actor?.doc, result.next, result.report, element, scope);
+            const revision = await this.deps.store.commit(scope.stateKey, bytes, actor?.revision);
+            this.memos.delete(scope.stateKey);
+            this.cache.set(scope.stateKey, { doc: next, revision });
+            this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
+            applied = report;
+            // Publishing goes through the duplicate path on the next turn of the loop, so a
+            // publish failure is retried exactly like a crash between commit and ack.
+            if (next.outbox.length > 0) await this.deps.publisher.publish(next.outbox);
+            return { kind: 'applied', report };
+          }
+        }
+      } catch (thrown) {
+        const error = ensureError(thrown);
+        if (error instanceof CommitConflict) this.deps.observer?.conflict?.(scope.stateKey);
+        // The write may have landed (ambiguous) or the cache may be stale: re-read next time.
+        this.cache.evict(scope.stateKey);
+        const floor = error instanceof RetryableError ? (error.retryAfterMs ?? 0) : 0;
+        const delayMs = error instanceof CommitConflict && attempt === 0 ? 0 : backoffDelay(this.deps.backoff, attempt, this.deps.random, floor);
+        this.deps.observer?.retrying?.(scope.stateKey, error, attempt, delayMs);
+        await sleep(this.deps.timers, delayMs, scope.signal);
+      }
+    }
+  }
+
+  /** Forgets cached documents of keys matching `predicate` (a partition handed away). */
+  forget(predicate: (stateKey: string) => boolean): void {
+    this.cache.evictWhere(predicate);
+    for (const key of [...this.memos.keys()]) if (predicate(key)) this.memos.delete(key);
+  }
+
+  /** Documents currently cached (telemetry). */
+  get cachedActors(): number {
+    return this.cache.size;
+  }
+
+  private async read(stateKey: string): Promise<CachedActor | undefined> {
+    const cached = this.cache.get(stateKey);
+    if (cached !== undefined) return cached;
+    const stored = await this.deps.store.load(stateKey);
+    if (stored !== undefined) this.cache.set(stateKey, stored);
+    return stored;
+  }
+
+  private memo(stateKey: string): AttemptMemo {
+    let memo = this.memos.get(stateKey);
+    if (memo === undefined) {
+      memo = new AttemptMemo();
+      this.memos.set(stateKey, memo);
+    }
+    return memo;
+  }
+
+  /**
+   * A document the server would refuse (max_payload) must not wedge the key: the element fails
+   * closed with an `activation_error` record instead, and the key carries on.
+   */
+  private fitToLimit(before: ActorDocument | undefined, next: ActorDocument, report: ActivationReport, element: InboxElement, scope: ElementScope): { next: ActorDocument; bytes: Uint8Array; report: ActivationReport } {
+    const bytes = encodeActorDocument(next);
+    if (bytes.length <= this.deps.maxDocumentBytes) return { next, bytes, report };
+    const record = errorEntry(
+      this.deps.addressing,
+      {
+        agent: scope.agent,
+        entityKey: element.entityKey,
+        reason: ErrorReason.ActivationError,
+        detail: `StateTooLarge: the state document would be ${bytes.length} bytes, over the ${this.deps.maxDocumentBytes}-byte limit`,
+        eventTimeMs: element.eventTimeMs,
+      },
+      element.inboxSeq,
+      traceHeaders(element.headers),
+    );
+    // Roll back to what was committed before this element; keep only the failure record.
+    const base = before ?? emptyActorDocument(scope.agent, element.entityKey);
+    const failed: ActorDocument = { ...base, lastAppliedSeq: element.inboxSeq, ownerEpoch: scope.ownerEpoch, outbox: [record] };
+    return {
+      next: failed,
+      bytes: encodeActorDocument(failed),
+      report: { status: 'failed', seq: report.seq, reason: ErrorReason.ActivationError, ...(report.tally ? { tally: report.tally } : {}), outputs: 0 },
+    };
+  }
+}

@@ -1,0 +1,17 @@
+import type { ErrorReason } from '../vocabulary/error-reason.js';
+
+/**
+ * Where outbox entries go. The core decides *what* a commit owes the world; this port (built
+ * from the deployment's subject prefix by libs/routing) decides the subjects, so the core never
+ * encodes keys into subjects itself.
+ */
+export interface Addressing {
+  /** `agents.output.<agent>.<keyToken>` */
+  output(agent: string, key: Uint8Array): string;
+  /** `agents.errors.<agent>.<reason>` */
+  error(agent: string, reason: ErrorReason): string;
+  /** `agents.intents.<agent>.<tool>` */
+  intent(agent: string, tool: string): string;
+  /** `agents.approval-requests.<agent>.<keyToken>` */
+  approvalRequest(agent: string, key: Uint8Array): string;
+}

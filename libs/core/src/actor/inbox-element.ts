@@ -1,0 +1,57 @@
+import type { HeaderDoc } from './actor-document.js';
+
+/** Mirror of `nats_agents.v1.ToolResultStatus`. */
+export const ToolResultStatus = {
+  /** The tool ran and succeeded. */
+  Ok: 1,
+  /** The tool ran and failed. */
+  Error: 2,
+  /** The effector refused the intent because it had expired (fail-closed layer 2). */
+  Expired: 3,
+  /** The effector refused the intent (unknown tool, invalid arguments). */
+  Rejected: 4,
+} as const;
+export type ToolResultStatus = (typeof ToolResultStatus)[keyof typeof ToolResultStatus];
+
+export interface ToolResultDoc {
+  readonly intentId: string;
+  readonly entityKey: Uint8Array;
+  readonly seq: number;
+  readonly status: ToolResultStatus;
+  readonly payload: Uint8Array;
+  readonly errorMessage: string;
+  readonly completedAtMs: number;
+}
+
+export interface ApprovalDoc {
+  readonly intentId: string;
+  readonly approved: boolean;
+  readonly approver: string;
+  readonly decidedAtMs: number;
+  readonly reason: string;
+}
+
+export interface TimerFiredDoc {
+  readonly timerId: string;
+  readonly kind: number;
+  readonly dueAtMs: number;
+}
+
+/** What an inbox element carries. */
+export type InboxPayload =
+  | { readonly kind: 'event'; readonly event: Uint8Array }
+  | { readonly kind: 'result'; readonly result: ToolResultDoc }
+  | { readonly kind: 'approval'; readonly approval: ApprovalDoc }
+  | { readonly kind: 'timer'; readonly timer: TimerFiredDoc };
+
+/** One element of a key's inbox lane, as the actor applies it. */
+export interface InboxElement {
+  /** The inbox stream sequence: the element's identity for deduplication. */
+  readonly inboxSeq: number;
+  readonly entityKey: Uint8Array;
+  /** The activation clock of this element. */
+  readonly eventTimeMs: number;
+  readonly payload: InboxPayload;
+  /** Trace context and other carried headers. */
+  readonly headers: readonly HeaderDoc[];
+}

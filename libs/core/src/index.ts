@@ -1,0 +1,128 @@
+/**
+ * @packageDocumentation
+ * The pure runtime core: the activation loop, staging context, working memory, replay cache,
+ * derived ids, error vocabulary and state codec. No Nest, no NATS, no environment, no wall
+ * clock, no randomness: everything with a side effect is a port the services inject.
+ */
+
+// vocabularies
+export { ErrorReason, isErrorReason } from './vocabulary/error-reason.js';
+export { HeaderName } from './vocabulary/header-name.js';
+
+// derived ids (invariant 2)
+export { entityKeyHex } from './ids/entity-key-hex.js';
+export { IdNamespace } from './ids/namespaces.js';
+export { intentId } from './ids/intent-id.js';
+export { traceId, spanId } from './ids/trace-id.js';
+export {
+  outputMessageId,
+  errorMessageId,
+  ingressErrorMessageId,
+  ingestForwardMessageId,
+  timerMessageId,
+} from './ids/message-id.js';
+
+// json, time, errors
+export { canonicalJson, CanonicalJsonError } from './json/canonical-json.js';
+export type { JsonValue } from './json/canonical-json.js';
+export type { Clock, Timers, Cancel } from './time/clock.js';
+export { TerminalError, RetryableError, ensureError } from './errors/runtime-error.js';
+export type { RuntimeErrorOptions } from './errors/runtime-error.js';
+
+// model port
+export type {
+  ModelRequest,
+  ModelResponse,
+  ModelProvider,
+  ProviderCallOptions,
+  DecodedResponse,
+  TokenUsage,
+} from './model/model-request.js';
+export {
+  ProviderError,
+  RateLimitError,
+  ServerError,
+  ProviderTimeout,
+  ProviderRequestError,
+} from './model/provider-errors.js';
+
+// agent contract
+export { AGENT_NAME_PATTERN, isAgentDefinition } from './agent/agent-definition.js';
+export type { AgentDefinition, AgentHandler, EventValidator } from './agent/agent-definition.js';
+export { isOutcome } from './agent/outcome.js';
+export type { Outcome, Complete, Suspend, SuspendOptions, OutputValue } from './agent/outcome.js';
+export type { ActivationContext } from './agent/activation-context.js';
+export type { WorkingMemoryApi, AppendOptions } from './agent/working-memory-api.js';
+
+// actor document and codec (invariant 7)
+export {
+  CURRENT_STATE_SCHEMA_VERSION,
+  IntentKind,
+  TimerKind,
+  emptyActorDocument,
+} from './actor/actor-document.js';
+export type {
+  ActorDocument,
+  MemoryBlobDoc,
+  MemoryEntryDoc,
+  CacheBlobDoc,
+  CacheEntryDoc,
+  ContinuationDoc,
+  ToolIntentDoc,
+  OutboxEntryDoc,
+  HeaderDoc,
+  TimerDoc,
+  DeferredEventDoc,
+} from './actor/actor-document.js';
+export {
+  encodeActorDocument,
+  decodeActorDocument,
+  encodeToolIntent,
+  decodeToolIntent,
+  StateSchemaFromFuture,
+} from './actor/state-codec.js';
+export { migrateToCurrent, MissingMigrationError, registeredMigrationVersions } from './actor/state-migrations.js';
+
+// the per-key actor runtime (ARCHITECTURE §5) and its ports
+export { applyElement } from './actor/apply-element.js';
+export type { ApplyDeps, ApplyResult, ActivationReport, ActivationStatus } from './actor/apply-element.js';
+export { ActorRuntime, AgentNotHosted } from './actor/actor-runtime.js';
+export type { ActorRuntimeDeps, ElementScope, ProcessOutcome } from './actor/actor-runtime.js';
+export type { ActorRuntimeObserver } from './actor/actor-runtime-observer.js';
+export { CommitConflict } from './actor/state-store.js';
+export type { StateStore, StoredActor } from './actor/state-store.js';
+export type { OutboxPublisher } from './actor/outbox-publisher.js';
+export type { Addressing } from './actor/addressing.js';
+export { KeyMailbox } from './actor/key-mailbox.js';
+export { backoffDelay } from './actor/backoff.js';
+export type { BackoffPolicy } from './actor/backoff.js';
+export { encodeErrorRecord, decodeErrorRecord } from './actor/error-record.js';
+export type { ErrorRecordFields } from './actor/error-record.js';
+export { ToolResultStatus } from './actor/inbox-element.js';
+export type { InboxElement, InboxPayload, ToolResultDoc, ApprovalDoc, TimerFiredDoc } from './actor/inbox-element.js';
+export {
+  encodeInboxEnvelope,
+  decodeInboxEnvelope,
+  encodeToolResult,
+  decodeToolResult,
+  encodeApproval,
+  decodeApproval,
+  InboxDecodeError,
+} from './actor/inbox-codec.js';
+export type { InboxEnvelopeFields } from './actor/inbox-codec.js';
+export { sleep } from './time/sleep.js';
+
+// activation
+export { EventDecodeError } from './activation/event-decode-error.js';
+export { ActivationTimeout } from './activation/activation-timeout.js';
+export { outputBytes } from './activation/output-value.js';
+
+// working memory and replay cache
+export { WorkingMemory } from './memory/working-memory.js';
+export type { WorkingMemoryOptions } from './memory/working-memory.js';
+export { MemoryOverflow } from './memory/memory-overflow.js';
+export { MemoryKindError } from './memory/memory-kind-error.js';
+export { MEMORY_HARD_CAP_BYTES, MEMORY_SOFT_CAP_BYTES, DEFAULT_RING_MAX_ITEMS } from './memory/memory-limits.js';
+export { ReplayCache } from './replay/replay-cache.js';
+export { replayCacheKey } from './replay/replay-cache-key.js';
+export { REPLAY_CACHE_MAX_ENTRIES, REPLAY_CACHE_TTL_MS, REPLAY_CACHE_BLOB_CAP_BYTES } from './replay/replay-cache-limits.js';

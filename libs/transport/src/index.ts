@@ -1,0 +1,15 @@
+/**
+ * @packageDocumentation
+ * JetStream plumbing shared by the services: connections, idempotent provisioning, the KV
+ * state store, outbox publishing with derived message ids, partition consumers and headers.
+ */
+export { connectNats } from './nats-connection.js';
+export { toMsgHdrs, fromMsgHdrs, headerValue } from './message-headers.js';
+export { KvStateStore, StateStoreUnavailable } from './kv-state-store.js';
+export { JetStreamOutboxPublisher, PublishUnacknowledged } from './jetstream-outbox-publisher.js';
+export { provision, ProvisioningError, RECOMMENDED_MAX_PAYLOAD, LEASE_TTL_MS, maxDocumentBytesFor } from './provisioner.js';
+export type { ProvisionReport } from './provisioner.js';
+export { acquirePartitionConsumer } from './partition-consumer.js';
+export type { PartitionConsumerOptions, AcquiredConsumer } from './partition-consumer.js';
+export { NatsService, NATS_CLIENT_NAME } from './nest/nats.service.js';
+export { natsServiceProvider, provisioningProvider, TOPOLOGY, PROVISIONING } from './nest/nats.providers.js';

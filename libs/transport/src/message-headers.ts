@@ -1,0 +1,25 @@
+import { headers as createHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import type { HeaderDoc } from '#core';
+
+/** NATS headers from the runtime's ordered header list (order kept, so republishes are identical). */
+export function toMsgHdrs(list: readonly HeaderDoc[]): MsgHdrs {
+  const h = createHeaders();
+  for (const { name, value } of list) h.append(name, value);
+  return h;
+}
+
+/** The runtime's header list from NATS headers (first value of each name, in arrival order). */
+export function fromMsgHdrs(h: MsgHdrs | undefined): HeaderDoc[] {
+  if (h === undefined) return [];
+  const out: HeaderDoc[] = [];
+  for (const [name, values] of h) {
+    for (const value of values) out.push({ name, value });
+  }
+  return out;
+}
+
+/** The first value of header `name`, or undefined. */
+export function headerValue(h: MsgHdrs | undefined, name: string): string | undefined {
+  if (h === undefined || !h.has(name)) return undefined;
+  return h.get(name);
+}

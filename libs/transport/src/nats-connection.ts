@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { connect, credsAuthenticator, nkeyAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import type { RuntimeConfig } from '#config';
+
+/**
+ * Opens the service's NATS connection from config. Credentials, nkey seeds, tokens and
+ * passwords are read from the files the config references, at connect time, and never logged.
+ * The client reconnects forever with jittered waits; JetStream operations in flight during an
+ * outage fail and are retried by their callers.
+ */
+export async function connectNats(config: RuntimeConfig['nats'], name: string): Promise<NatsConnection> {
+  const options: NodeConnectionOptions = {
+    servers: config.url.split(',').map((s) => s.trim()).filter((s) => s.length > 0),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+    timeout: config.requestTimeoutMs,
+  };
+  if (config.credsFile !== undefined) options.authenticator = credsAuthenticator(readFileSync(config.credsFile));
+  else if (config.nkeySeedFile !== undefined) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(readFileSync(config.nkeySeedFile, 'utf8').trim()));
+  if (config.tokenFile !== undefined) options.token = readFileSync(config.tokenFile, 'utf8').trim();
+  if (config.user !== undefined) {
+    options.user = config.user;
+    if (config.passwordFile !== undefined) options.pass = readFileSync(config.passwordFile, 'utf8').trim();
+  }
+  if (config.tls !== undefined) {
+    options.tls = {
+      ...(config.tls.caFile !== undefined ? { caFile: config.tls.caFile } : {}),
+      ...(config.tls.certFile !== undefined ? { certFile: config.tls.certFile } : {}),
+      ...(config.tls.keyFile !== undefined ? { keyFile: config.tls.keyFile } : {}),
+    };
+  }
+  return connect(options);
+}

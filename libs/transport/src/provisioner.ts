@@ -1,0 +1,161 @@
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import type { RuntimeConfig } from '#config';
+import type { Topology } from '#routing';
+
+/** Provisioning could not make the server hold the configuration the runtime needs. */
+export class ProvisioningError extends Error {
+  override readonly name = 'ProvisioningError';
+}
+
+/** Bytes kept free in a state document for headers and protocol overhead. */
+const DOCUMENT_HEADROOM_BYTES = 64 * 1024;
+
+/**
+ * A full working memory (1 MiB) plus a full replay cache (100 KiB), a continuation and an outbox
+ * of outputs fit in one state document only with a raised max_payload; the project's own
+ * nats-server config sets 8 MiB.
+ */
+export const RECOMMENDED_MAX_PAYLOAD = 8 * 1024 * 1024;
+const MINIMUM_FULL_STATE_PAYLOAD = 2 * 1024 * 1024;
+
+/** What provisioning did, and what the connected server allows. */
+export interface ProvisionReport {
+  readonly created: readonly string[];
+  readonly updated: readonly string[];
+  readonly unchanged: readonly string[];
+  /** The server's max_payload. */
+  readonly maxPayload: number;
+  /** The largest state document the activator may write on this server. */
+  readonly maxDocumentBytes: number;
+  /** Human-readable warnings (e.g. max_payload too small for a full state document). */
+  readonly warnings: readonly string[];
+}
+
+/** Lease and membership heartbeats expire after this long without renewal (bucket max_age). */
+export const LEASE_TTL_MS = 15_000;
+
+/** The largest state document the activator may write on a server with `maxPayload`. */
+export function maxDocumentBytesFor(maxPayload: number): number {
+  return Math.max(64 * 1024, maxPayload - DOCUMENT_HEADROOM_BYTES);
+}
+
+/**
+ * Creates or updates every stream and KV bucket of the topology, idempotently: run it at every
+ * service start and from the CLI, in any order, as often as you like. After each create or
+ * update it asserts the configuration the *server returned*, because nats-server 2.9 silently
+ * drops fields it does not know (a bucket TTL or a duplicate window that did not stick would
+ * otherwise go unnoticed).
+ */
+export async function provision(nc: NatsConnection, jsm: JetStreamManager, topology: Topology, streams: RuntimeConfig['streams']): Promise<ProvisionReport> {
+  const created: string[] = [];
+  const updated: string[] = [];
+  const unchanged: string[] = [];
+  const replicas = streams.replicas;
+  const common = {
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    num_replicas: replicas,
+    duplicate_window: nanos(streams.duplicateWindowMs),
+  } satisfies Partial<StreamConfig>;
+
+  const wanted: StreamConfig[] = [
+    { ...common, name: topology.streams.ingest.name, subjects: [...topology.streams.ingest.subjects], max_age: nanos(streams.inboxMaxAgeMs) } as StreamConfig,
+    { ...common, name: topology.streams.inbox.name, subjects: [...topology.streams.inbox.subjects], max_age: nanos(streams.inboxMaxAgeMs) } as StreamConfig,
+    { ...common, name: topology.streams.output.name, subjects: [...topology.streams.output.subjects], max_age: nanos(streams.outputMaxAgeMs) } as StreamConfig,
+    { ...common, name: topology.streams.intents.name, subjects: [...topology.streams.intents.subjects], max_age: nanos(streams.inboxMaxAgeMs) } as StreamConfig,
+    { ...common, name: topology.streams.errors.name, subjects: [...topology.streams.errors.subjects], max_age: nanos(streams.outputMaxAgeMs) } as StreamConfig,
+  ];
+  for (const config of wanted) {
+    const outcome = await ensureStream(jsm, config);
+    (outcome === 'created' ? created : outcome === 'updated' ? updated : unchanged).push(config.name);
+  }
+
+  const kvm = new Kvm(nc);
+  const buckets: { name: string; ttlMs: number; history: number }[] = [
+    { name: topology.buckets.state, ttlMs: 0, history: 1 },
+    { name: topology.buckets.leases, ttlMs: LEASE_TTL_MS, history: 1 },
+    { name: topology.buckets.members, ttlMs: LEASE_TTL_MS, history: 1 },
+    { name: topology.buckets.timers, ttlMs: 0, history: 1 },
+    { name: topology.buckets.effects, ttlMs: 0, history: 1 },
+  ];
+  for (const bucket of buckets) {
+    const streamName = `KV_${bucket.name}`;
+    const existing = await streamInfo(jsm, streamName);
+    if (existing === undefined) {
+      await kvm.create(bucket.name, { history: bucket.history, ttl: bucket.ttlMs, replicas, storage: StorageType.File });
+      created.push(bucket.name);
+    } else if (nanosToMs(existing.config.max_age) !== bucket.ttlMs || existing.config.num_replicas !== replicas || existing.config.max_msgs_per_subject !== bucket.history) {
+      await jsm.streams.update(streamName, { ...existing.config, max_age: nanos(bucket.ttlMs), num_replicas: replicas, max_msgs_per_subject: bucket.history });
+      updated.push(bucket.name);
+    } else {
+      unchanged.push(bucket.name);
+    }
+    const info = await jsm.streams.info(streamName);
+    assertField(streamName, 'max_age (ttl)', nanosToMs(info.config.max_age), bucket.ttlMs);
+    assertField(streamName, 'max_msgs_per_subject (history)', info.config.max_msgs_per_subject, bucket.history);
+    assertField(streamName, 'num_replicas', info.config.num_replicas, replicas);
+  }
+
+  const maxPayload = nc.info?.max_payload ?? 1024 * 1024;
+  const warnings: string[] = [];
+  if (maxPayload < MINIMUM_FULL_STATE_PAYLOAD) {
+    warnings.push(
+      `the NATS server's max_payload is ${maxPayload} bytes: a key's full working memory (1 MiB) plus replay cache (100 KiB) does not fit in one ` +
+        `state document, so activations whose state grows past ${maxDocumentBytesFor(maxPayload)} bytes will fail with StateTooLarge. ` +
+        `Set max_payload to ${RECOMMENDED_MAX_PAYLOAD} in the server config (deploy/nats-server.conf does).`,
+    );
+  }
+  return { created, updated, unchanged, maxPayload, maxDocumentBytes: maxDocumentBytesFor(maxPayload), warnings };
+}
+
+async function ensureStream(jsm: JetStreamManager, wanted: StreamConfig): Promise<'created' | 'updated' | 'unchanged'> {
+  const existing = await streamInfo(jsm, wanted.name);
+  let outcome: 'created' | 'updated' | 'unchanged';
+  if (existing === undefined) {
+    await jsm.streams.add(wanted);
+    outcome = 'created';
+  } else if (differs(existing.config, wanted)) {
+    await jsm.streams.update(wanted.name, { ...existing.config, ...wanted });
+    outcome = 'updated';
+  } else {
+    outcome = 'unchanged';
+  }
+  const info = await jsm.streams.info(wanted.name);
+  assertField(wanted.name, 'subjects', [...info.config.subjects].sort().join(','), [...wanted.subjects].sort().join(','));
+  assertField(wanted.name, 'duplicate_window', info.config.duplicate_window, wanted.duplicate_window);
+  assertField(wanted.name, 'max_age', info.config.max_age, wanted.max_age);
+  assertField(wanted.name, 'num_replicas', info.config.num_replicas, wanted.num_replicas);
+  assertField(wanted.name, 'retention', info.config.retention, wanted.retention);
+  return outcome;
+}
+
+function differs(current: StreamConfig, wanted: StreamConfig): boolean {
+  return (
+    [...current.subjects].sort().join(',') !== [...wanted.subjects].sort().join(',') ||
+    current.duplicate_window !== wanted.duplicate_window ||
+    current.max_age !== wanted.max_age ||
+    current.num_replicas !== wanted.num_replicas
+  );
+}
+
+async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | undefined> {
+  try {
+    return await jsm.streams.info(name);
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return undefined;
+    throw error;
+  }
+}
+
+function assertField(stream: string, field: string, actual: unknown, expected: unknown): void {
+  if (actual !== expected) {
+    throw new ProvisioningError(`${stream}: the server holds ${field} = ${String(actual)}, expected ${String(expected)} (is the server older than the feature?)`);
+  }
+}
+
+function nanosToMs(value: number): number {
+  return Math.round(value / 1_000_000);
+}
