@@ -1,0 +1,154 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { AgentsClient } from '#client';
+import { loadConfig, type RuntimeConfig } from '#config';
+import { decodeActorDocument, decodeErrorRecord, entityKeyHex } from '#core';
+import { createTopology, encodeKeyToken, keyFromText } from '#routing';
+import { connectNats, provision } from '#transport';
+
+const program = new Command();
+program
+  .name('nats-agents')
+  .description('Operate a nats-agents deployment: provision it, publish events, read outputs and state.')
+  .option('-c, --config <file>', 'runtime config file (YAML); default $AGENTS_CONFIG')
+  .option('-s, --server <url>', 'NATS URL(s); default $NATS_URL or nats://127.0.0.1:4222');
+
+function config(): RuntimeConfig {
+  const options = program.opts<{ config?: string; server?: string }>();
+  return loadConfig({ env: process.env, ...(options.config ? { file: options.config } : {}), ...(options.server ? { overrides: { nats: { url: options.server } } } : {}) });
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+async function client(c: RuntimeConfig): Promise<AgentsClient> {
+  return AgentsClient.connect({ url: c.nats.url, prefix: c.prefix, partitions: c.partitions, name: 'nats-agents-cli' });
+}
+
+program
+  .command('provision')
+  .description('create or update every stream and bucket (idempotent)')
+  .action(async () => {
+    const c = config();
+    const nc = await connectNats(c.nats, 'nats-agents-cli');
+    const report = await provision(nc, await jetstreamManager(nc), createTopology({ prefix: c.prefix, partitions: c.partitions }), c.streams);
+    console.log(JSON.stringify({ created: report.created, updated: report.updated, unchanged: report.unchanged, maxPayload: report.maxPayload }, null, 2));
+    for (const warning of report.warnings) console.warn(`warning: ${warning}`);
+    await nc.drain();
+  });
+
+program
+  .command('publish')
+  .description('publish an event for a key; with --wait, print what the activation produced')
+  .argument('<agent>', 'agent name')
+  .argument('<key>', 'entity key (text)')
+  .argument('[payload]', 'event body (JSON by convention)', '')
+  .option('--event-time <ms>', 'event time in epoch ms', integer)
+  .option('--msg-id <id>', 'idempotency id (Nats-Msg-Id)')
+  .option('-w, --wait', 'wait for the output or error record and print it')
+  .option('--timeout <ms>', 'how long --wait waits', integer, 30_000)
+  .action(async (agent: string, key: string, payload: string, options: { eventTime?: number; msgId?: string; wait?: boolean; timeout: number }) => {
+    const c = config();
+    const agents = await client(c);
+    try {
+      const publishOptions = { ...(options.eventTime !== undefined ? { eventTimeMs: options.eventTime } : {}), ...(options.msgId !== undefined ? { msgId: options.msgId } : {}) };
+      if (!options.wait) {
+        const ack = await agents.publishEvent(agent, key, payload, publishOptions);
+        console.log(JSON.stringify({ stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate }));
+        return;
+      }
+      const answer = await agents.publishAndWait(agent, key, payload, { ...publishOptions, timeoutMs: options.timeout });
+      if (answer.kind === 'output') {
+        console.log(answer.output.text);
+      } else {
+        console.error(`error: ${answer.error.reason}${answer.error.detail ? `: ${answer.error.detail}` : ''}`);
+        process.exitCode = 2;
+      }
+    } finally {
+      await agents.close();
+    }
+  });
+
+program
+  .command('tail')
+  .description('print outputs or error records as they arrive (history first with --all)')
+  .argument('<what>', 'outputs | errors')
+  .option('--agent <name>', 'only this agent')
+  .option('--key <key>', 'only this key (outputs)')
+  .option('--all', 'start from the oldest stored message')
+  .action(async (what: string, options: { agent?: string; key?: string; all?: boolean }) => {
+    const c = config();
+    const agents = await client(c);
+    const topology = agents.topology;
+    const subject =
+      what === 'outputs'
+        ? topology.output(options.agent ?? '*', options.key !== undefined ? encodeKeyToken(keyFromText(options.key)) : '*')
+        : what === 'errors'
+          ? `${topology.prefix}.errors.${options.agent ?? '*'}.*`
+          : undefined;
+    if (subject === undefined) throw new InvalidArgumentError(`unknown stream '${what}' (outputs | errors)`);
+    const stream = what === 'outputs' ? topology.streams.output.name : topology.streams.errors.name;
+    const consumer = await agents.js.consumers.get(stream, { filter_subjects: subject, deliver_policy: options.all ? DeliverPolicy.All : DeliverPolicy.New });
+    const messages = await consumer.consume();
+    process.once('SIGINT', () => void messages.close());
+    for await (const msg of messages) {
+      if (what === 'outputs') {
+        console.log(`${msg.subject} seq=${msg.headers?.get('Agents-Seq') ?? '?'} ${new TextDecoder().decode(msg.data)}`);
+      } else {
+        const r = decodeErrorRecord(msg.data);
+        console.log(`${msg.subject} key=${new TextDecoder().decode(r.entityKey)} reason=${r.reason} detail=${r.detail} event_time=${r.eventTimeMs}`);
+      }
+    }
+    await agents.close();
+  });
+
+program
+  .command('state')
+  .description("print an actor's committed state, decoded")
+  .argument('<agent>', 'agent name')
+  .argument('<key>', 'entity key (text)')
+  .action(async (agent: string, key: string) => {
+    const c = config();
+    const nc = await connectNats(c.nats, 'nats-agents-cli');
+    const topology = createTopology({ prefix: c.prefix, partitions: c.partitions });
+    const kv = await new Kvm(nc).open(topology.buckets.state, { bindOnly: true });
+    const entry = await kv.get(topology.stateKey(agent, encodeKeyToken(keyFromText(key))));
+    if (entry === null || entry.operation !== 'PUT') {
+      console.log('no committed state');
+    } else {
+      const doc = decodeActorDocument(entry.value);
+      const text = new TextDecoder();
+      console.log(
+        JSON.stringify(
+          {
+            revision: entry.revision,
+            stateSchemaVersion: doc.stateSchemaVersion,
+            key: text.decode(doc.entityKey),
+            keyHex: entityKeyHex(doc.entityKey),
+            seq: doc.seq,
+            lastAppliedSeq: doc.lastAppliedSeq,
+            ownerEpoch: doc.ownerEpoch,
+            memory: doc.memory.entries.map((e) => ({ key: e.key, bytes: e.value.length, lastAccessMs: e.lastAccessMs })),
+            memoryBytes: doc.memory.totalBytes,
+            replayCache: doc.llmCache.entries.map((e) => ({ cacheKey: e.cacheKey, bytes: e.response.length, digestOnly: e.digestOnly })),
+            continuation: doc.continuation ? { ...doc.continuation, snapshot: doc.continuation.snapshot.length, traceId: undefined } : null,
+            pending: doc.pending.map((i) => ({ intentId: i.intentId, tool: i.toolName, kind: i.kind, expiresAtMs: i.expiresAtMs })),
+            outbox: doc.outbox.map((o) => ({ subject: o.subject, msgId: o.msgId, bytes: o.payload.length })),
+            timers: doc.timers,
+          },
+          null,
+          2,
+        ),
+      );
+    }
+    await nc.drain();
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

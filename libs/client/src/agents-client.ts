@@ -1,0 +1,199 @@
+import { DeliverPolicy, jetstream, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
+import { connect, headers as createHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  decodeErrorRecord,
+  encodeApproval,
+  encodeToolResult,
+  HeaderName,
+  type ApprovalDoc,
+  type ErrorRecordFields,
+  type ToolResultDoc,
+} from '#core';
+import { createTopology, decodeKeyToken, encodeKeyToken, keyFromText, UNNAMED_AGENT, type Topology } from '#routing';
+
+/** How to reach a deployment. */
+export interface ClientOptions {
+  /** Comma-separated NATS URLs (default `nats://127.0.0.1:4222`). */
+  readonly url?: string;
+  /** The deployment's subject prefix (default `agents`). */
+  readonly prefix?: string;
+  /** The deployment's partition count (default 16); only needed for direct inbox publishing. */
+  readonly partitions?: number;
+  /** Connection name shown in server monitoring. */
+  readonly name?: string;
+}
+
+/** An entity key as text (UTF-8) or bytes. */
+export type EntityKey = string | Uint8Array;
+
+/** Options of an event publish. */
+export interface PublishOptions {
+  /** Event time in epoch ms (default: the ingest timestamp). */
+  readonly eventTimeMs?: number;
+  /** Idempotency id: a republish with the same id inside the dedupe window is stored once. */
+  readonly msgId?: string;
+  /** W3C trace context to continue. */
+  readonly traceparent?: string;
+}
+
+/** One output of an agent, as published on `agents.output.<agent>.<key>`. */
+export interface OutputMessage {
+  readonly agent: string;
+  readonly key: Uint8Array;
+  readonly seq: number;
+  readonly payload: Uint8Array;
+  /** The payload decoded as UTF-8. */
+  readonly text: string;
+  readonly msgId: string;
+}
+
+/** What an awaited publish produced first: an output or an error record. */
+export type ActivationAnswer =
+  | { readonly kind: 'output'; readonly output: OutputMessage }
+  | { readonly kind: 'error'; readonly error: ErrorRecordFields };
+
+const utf8 = new TextDecoder();
+
+/**
+ * The public client: publish events, tool results and approvals to a deployment, and read what
+ * its agents produce. Every publish goes to the ingest stream, so it is validated by ingress
+ * and ordered per key with everything else.
+ */
+export class AgentsClient {
+  readonly topology: Topology;
+  readonly js: JetStreamClient;
+
+  private constructor(
+    readonly nc: NatsConnection,
+    topology: Topology,
+  ) {
+    this.topology = topology;
+    this.js = jetstream(nc);
+  }
+
+  /** Connects to a deployment. Close with {@link AgentsClient.close}. */
+  static async connect(options: ClientOptions = {}): Promise<AgentsClient> {
+    const nc = await connect({
+      servers: (options.url ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()),
+      name: options.name ?? 'nats-agents-client',
+    });
+    return new AgentsClient(nc, createTopology({ prefix: options.prefix ?? 'agents', partitions: options.partitions ?? 16 }));
+  }
+
+  /** Wraps an existing connection (the caller keeps ownership of it). */
+  static fromConnection(nc: NatsConnection, options: Omit<ClientOptions, 'url' | 'name'> = {}): AgentsClient {
+    return new AgentsClient(nc, createTopology({ prefix: options.prefix ?? 'agents', partitions: options.partitions ?? 16 }));
+  }
+
+  /** Publishes an event for `key` to `agent`; resolves when the ingest stream stored it. */
+  publishEvent(agent: string, key: EntityKey, payload: Uint8Array | string | object, options: PublishOptions = {}): Promise<PubAck> {
+    const body = payload instanceof Uint8Array ? payload : new TextEncoder().encode(typeof payload === 'string' ? payload : JSON.stringify(payload));
+    return this.publishTo(this.topology.events(agent, encodeKeyToken(toKey(key))), body, options);
+  }
+
+  /** Publishes a tool result for `key` (normally the effector does this). */
+  publishResult(agent: string, key: EntityKey, result: ToolResultDoc, options: PublishOptions = {}): Promise<PubAck> {
+    return this.publishTo(this.topology.results(agent, encodeKeyToken(toKey(key))), encodeToolResult(result), { msgId: result.intentId, ...options });
+  }
+
+  /** Publishes a human decision on an approval intent. The first decision wins; later ones are orphans. */
+  publishApproval(agent: string, key: EntityKey, approval: ApprovalDoc, options: PublishOptions = {}): Promise<PubAck> {
+    return this.publishTo(this.topology.approvals(agent, encodeKeyToken(toKey(key))), encodeApproval(approval), options);
+  }
+
+  /**
+   * Publishes an event and resolves with the first output or error record the key produces
+   * afterwards (subscribed before publishing, so nothing is missed).
+   */
+  async publishAndWait(agent: string, key: EntityKey, payload: Uint8Array | string | object, options: PublishOptions & { timeoutMs?: number } = {}): Promise<ActivationAnswer> {
+    const entityKey = toKey(key);
+    const token = encodeKeyToken(entityKey);
+    const outputs = this.nc.subscribe(this.topology.output(agent, token));
+    const errors = this.nc.subscribe(`${this.topology.prefix}.errors.${agent}.>`);
+    const unnamed = this.nc.subscribe(`${this.topology.prefix}.errors.${UNNAMED_AGENT}.>`);
+    try {
+      await this.nc.flush();
+      const answer = firstAnswer(outputs, errors, unnamed, entityKey, agent, options.timeoutMs ?? 30_000);
+      await this.publishEvent(agent, entityKey, payload, options);
+      return await answer;
+    } finally {
+      outputs.unsubscribe();
+      errors.unsubscribe();
+      unnamed.unsubscribe();
+    }
+  }
+
+  /**
+   * Reads outputs from the output stream (history included), in stream order, as an async
+   * iterator; `agent`/`key` narrow the subject filter. Ends when `signal` aborts.
+   */
+  async *outputs(filter: { agent?: string; key?: EntityKey; fromStart?: boolean; signal?: AbortSignal } = {}): AsyncGenerator<OutputMessage> {
+    const subject = this.topology.output(filter.agent ?? '*', filter.key === undefined ? '*' : encodeKeyToken(toKey(filter.key)));
+    const consumer = await this.js.consumers.get(this.topology.streams.output.name, {
+      filter_subjects: subject.replace(/\.\*\.\*$/, '.>'),
+      deliver_policy: filter.fromStart === false ? DeliverPolicy.New : DeliverPolicy.All,
+    });
+    const messages = await consumer.consume();
+    filter.signal?.addEventListener('abort', () => void messages.close(), { once: true });
+    for await (const msg of messages) {
+      yield toOutput(msg.subject, msg.data, msg.headers?.get(HeaderName.Seq), msg.headers?.get('Nats-Msg-Id'));
+    }
+  }
+
+  /** Drains and closes the connection. */
+  async close(): Promise<void> {
+    await this.nc.drain();
+  }
+
+  private publishTo(subject: string, body: Uint8Array, options: PublishOptions): Promise<PubAck> {
+    const h = createHeaders();
+    if (options.eventTimeMs !== undefined) h.set(HeaderName.EventTime, String(Math.floor(options.eventTimeMs)));
+    if (options.traceparent !== undefined) h.set(HeaderName.Traceparent, options.traceparent);
+    return this.js.publish(subject, body, { headers: h, ...(options.msgId !== undefined ? { msgID: options.msgId } : {}) });
+  }
+}
+
+function toKey(key: EntityKey): Uint8Array {
+  return typeof key === 'string' ? keyFromText(key) : key;
+}
+
+function toOutput(subject: string, payload: Uint8Array, seq: string | undefined, msgId: string | undefined): OutputMessage {
+  const tokens = subject.split('.');
+  const token = tokens[tokens.length - 1] ?? '';
+  return {
+    agent: tokens[tokens.length - 2] ?? '',
+    key: decodeKeyToken(token),
+    seq: Number(seq ?? -1),
+    payload,
+    text: utf8.decode(payload),
+    msgId: msgId ?? '',
+  };
+}
+
+async function firstAnswer(outputs: Subscription, errors: Subscription, unnamed: Subscription, key: Uint8Array, agent: string, timeoutMs: number): Promise<ActivationAnswer> {
+  const sameKey = (record: ErrorRecordFields): boolean => Buffer.compare(Buffer.from(record.entityKey), Buffer.from(key)) === 0 || record.entityKey.length === 0;
+  return new Promise<ActivationAnswer>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no output or error for ${agent} within ${timeoutMs} ms`)), timeoutMs);
+    const settle = (answer: ActivationAnswer): void => {
+      clearTimeout(timer);
+      resolve(answer);
+    };
+    void (async () => {
+      for await (const msg of outputs) {
+        settle({ kind: 'output', output: toOutput(msg.subject, msg.data, msg.headers?.get(HeaderName.Seq), msg.headers?.get('Nats-Msg-Id')) });
+        return;
+      }
+    })();
+    for (const sub of [errors, unnamed]) {
+      void (async () => {
+        for await (const msg of sub) {
+          const record = decodeErrorRecord(msg.data);
+          if (sameKey(record)) {
+            settle({ kind: 'error', error: record });
+            return;
+          }
+        }
+      })();
+    }
+  });
+}

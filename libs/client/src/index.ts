@@ -1,0 +1,7 @@
+/**
+ * @packageDocumentation
+ * The public client of a nats-agents deployment: publish events, tool results and approvals;
+ * read outputs and error records.
+ */
+export { AgentsClient } from './agents-client.js';
+export type { ClientOptions, EntityKey, PublishOptions, OutputMessage, ActivationAnswer } from './agents-client.js';

@@ -1,0 +1,136 @@
+/**
+ * `npm start`: runs the whole cluster locally with the example agents. Uses the NATS server at
+ * $NATS_URL (default nats://127.0.0.1:4222) when one answers with JetStream, otherwise starts a
+ * private nats-server with JetStream in .data/nats. Then starts ingress, activator, effector and
+ * memory-store as child processes and stops everything on Ctrl-C.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const children: { name: string; process: ChildProcess }[] = [];
+let ownServer: ChildProcess | undefined;
+
+async function natsAnswers(url: string): Promise<'jetstream' | 'no-jetstream' | 'down'> {
+  try {
+    const nc = await connect({ servers: url, timeout: 1_500, maxReconnectAttempts: 0, reconnect: false });
+    try {
+      await (await jetstreamManager(nc)).getAccountInfo();
+      return 'jetstream';
+    } catch {
+      return 'no-jetstream';
+    } finally {
+      await nc.close();
+    }
+  } catch {
+    return 'down';
+  }
+}
+
+function natsServerBinary(): string {
+  for (const candidate of ['nats-server', '/usr/sbin/nats-server', '/usr/local/bin/nats-server']) {
+    const probe = spawnSync(candidate, ['--version'], { encoding: 'utf8' });
+    if (probe.status === 0) return candidate;
+  }
+  throw new Error('no NATS server answers at ' + natsUrl + ' and no nats-server binary was found (apt install nats-server)');
+}
+
+async function startOwnServer(): Promise<void> {
+  const url = new URL(natsUrl.split(',')[0] ?? natsUrl);
+  const dataDir = join(root, '.data', 'nats');
+  mkdirSync(join(dataDir, 'store'), { recursive: true });
+  const config = readFileSync(join(root, 'deploy', 'nats-server.conf.template'), 'utf8')
+    .replace('{{HOST}}', url.hostname || '127.0.0.1')
+    .replace('{{PORT}}', url.port || '4222')
+    .replace('{{STORE_DIR}}', join(dataDir, 'store'));
+  const configFile = join(dataDir, 'nats-server.conf');
+  writeFileSync(configFile, config);
+  const binary = natsServerBinary();
+  console.log(`[cluster] starting ${binary} on ${url.hostname}:${url.port || '4222'} (data in ${dataDir})`);
+  ownServer = spawn(binary, ['-c', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  ownServer.stderr?.on('data', (chunk: Buffer) => process.stderr.write(prefixLines('nats', chunk.toString())));
+  for (let i = 0; i < 50; i += 1) {
+    if ((await natsAnswers(natsUrl)) === 'jetstream') return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the local nats-server did not come up; see its log above');
+}
+
+function prefixLines(name: string, text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => `[${name}] ${line}\n`)
+    .join('');
+}
+
+function startService(name: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const main = join(root, 'dist', 'apps', name, 'src', 'main.js');
+  const child = spawn(process.execPath, [main], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push({ name, process: child });
+  return new Promise((resolveReady, reject) => {
+    const onData = (chunk: Buffer): void => {
+      const text = chunk.toString();
+      process.stdout.write(prefixLines(name, text));
+      if (/owns \d+ partitions|ingress consuming|effector connected|memory-store connected/.test(text)) resolveReady();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${name} exited with code ${String(code)} during start-up`)));
+  });
+}
+
+async function shutdown(signal: NodeJS.Signals, exitCode = 0): Promise<void> {
+  console.log(`\n[cluster] ${signal}: stopping services`);
+  await Promise.all(
+    children.map(
+      ({ process: child }) =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null) return done();
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  if (ownServer !== undefined && ownServer.exitCode === null) {
+    await new Promise<void>((done) => {
+      ownServer?.once('exit', () => done());
+      ownServer?.kill('SIGTERM');
+    });
+  }
+  process.exit(exitCode);
+}
+
+async function main(): Promise<void> {
+  const state = await natsAnswers(natsUrl);
+  if (state === 'no-jetstream') throw new Error(`the NATS server at ${natsUrl} has JetStream disabled; start it with -js`);
+  if (state === 'down') await startOwnServer();
+  else console.log(`[cluster] using the NATS server at ${natsUrl}`);
+
+  const configFile = process.env.AGENTS_CONFIG ?? join(root, 'deploy', 'local.yaml');
+  if (!existsSync(configFile)) throw new Error(`config file ${configFile} does not exist`);
+  const env = { ...process.env, NATS_URL: natsUrl, AGENTS_CONFIG: configFile };
+  process.once('SIGINT', (s) => void shutdown(s));
+  process.once('SIGTERM', (s) => void shutdown(s));
+  await Promise.all(['activator', 'ingress', 'effector', 'memory-store'].map((name) => startService(name, env)));
+  console.log(
+    [
+      '',
+      '[cluster] ready. In another terminal:',
+      `  npm run publish-event -- hello user-1 '{"name":"Ada"}' --wait`,
+      `  curl -X POST http://127.0.0.1:8080/v1/agents/hello/events/user-1 -d '{"name":"Ada"}'`,
+      '[cluster] Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch(async (error: unknown) => {
+  console.error(`[cluster] ${(error as Error).message}`);
+  await shutdown('SIGTERM', 1);
+});
