@@ -25,6 +25,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          globalSetup: ['test/harness/global-build.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: true,

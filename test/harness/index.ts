@@ -9,3 +9,11 @@ export {
   DEFAULT_START_TIMEOUT_MS,
 } from './nats-server.js';
 export type { NatsServerOptions, NatsServerHandle } from './nats-server.js';
+export { startService, REPO_ROOT } from './service-process.js';
+export type { ServiceHandle, ServiceName } from './service-process.js';
+export { startCluster } from './cluster.js';
+export type { ClusterOptions, TestCluster } from './cluster.js';
+export { collect } from './collect.js';
+export type { Collector } from './collect.js';
+export { readStream } from './read-stream.js';
+export type { StoredMessage } from './read-stream.js';

@@ -14,6 +14,7 @@ import {
 import { MODEL_PROVIDER, OUTBOX_PUBLISHER, STATE_STORE } from './activator.tokens.js';
 import { ActivatorService } from './activator.service.js';
 import { buildModelProvider } from './model-provider.factory.js';
+import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js';
 
 /**
  * The activator's composition root. Configuration is loaded once from the process environment
@@ -44,7 +45,11 @@ import { buildModelProvider } from './model-provider.factory.js';
     {
       provide: STATE_STORE,
       inject: [NatsService, TOPOLOGY, PROVISIONING],
-      useFactory: async (nats: NatsService, topology: Topology) => new KvStateStore(await nats.bucket(topology.buckets.state)),
+      useFactory: async (nats: NatsService, topology: Topology) => {
+        const store = new KvStateStore(await nats.bucket(topology.buckets.state));
+        const failpoints = parseFailpoints(process.env.AGENTS_FAILPOINTS);
+        return failpoints.length === 0 ? store : new FailpointStateStore(store, failpoints);
+      },
     },
     {
       provide: OUTBOX_PUBLISHER,

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
@@ -12,6 +13,8 @@ async function main(): Promise<void> {
   app.useBodyParser('raw', { type: () => true, limit: config.ingress.maxEventBytes + 1 });
   app.enableShutdownHooks();
   await app.listen(config.ingress.httpPort, config.ingress.httpHost);
+  const address = app.getHttpServer().address() as { address: string; port: number } | null;
+  if (address !== null) Logger.log(`HTTP listening on http://${address.address}:${address.port}`, 'Ingress');
 }
 
 main().catch((error: unknown) => {

@@ -39,6 +39,8 @@ export const ConfigEnv = {
   AGENTS_HTTP_PORT: ['ingress', 'httpPort'],
   /** Stream replicas. */
   AGENTS_REPLICAS: ['streams', 'replicas'],
+  /** Module exporting the FakeLlm rules (selects the fake provider). */
+  AGENTS_MODEL_SCRIPT: ['model', 'script'],
 } as const;
 
 const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas']);
@@ -73,6 +75,8 @@ export function loadConfig(sources: ConfigSources): RuntimeConfig {
     setPath(merged, path, value);
   }
   if (sources.overrides) deepMerge(merged, sources.overrides);
+  const model = merged.model;
+  if (isPlainObject(model) && model.provider === undefined && model.script !== undefined) model.provider = 'fake';
 
   const result = RuntimeConfigSchema.safeParse(merged);
   if (!result.success) throw new ConfigError(`invalid configuration:\n${z.prettifyError(result.error)}`);

@@ -15,6 +15,8 @@ export class CanonicalJsonError extends TypeError {
  * are refused rather than silently turned into `null`.
  */
 export function canonicalJson(value: unknown): string {
+  // JSON has no text for a bare undefined; the serializer would return the string "undefined".
+  if (value === undefined) throw new CanonicalJsonError('undefined is not JSON');
   rejectNonData(value, 0);
   try {
     return canonicalize(value);

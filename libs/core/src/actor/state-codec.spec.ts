@@ -1,0 +1,82 @@
+// The codec is the boundary between the core's documents and the bytes in AGENTS_STATE (invariant 7); schema-version handling and deterministic encoding are checked here, the frozen byte layouts in golden/.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RetryableError } from '../errors/runtime-error.js';
+import { utf8Bytes } from '../testing/inbox-elements.js';
+import { CURRENT_STATE_SCHEMA_VERSION, emptyActorDocument, type ActorDocument } from './actor-document.js';
+import { decodeActorDocument, encodeActorDocument, StateSchemaFromFuture } from './state-codec.js';
+import { MissingMigrationError, migrateToCurrent } from './state-migrations.js';
+
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+const base = (): ActorDocument => ({ ...emptyActorDocument('triage', utf8Bytes('k')), seq: 3, lastAppliedSeq: 9, ownerEpoch: 2 });
+
+const documents = fc.record({
+  seq: fc.nat(),
+  lastAppliedSeq: fc.nat(),
+  ownerEpoch: fc.nat(),
+  entries: fc.array(fc.record({ key: fc.string({ minLength: 1 }), value: fc.uint8Array({ minLength: 1 }), lastAccessMs: fc.nat() }), { maxLength: 5 }),
+  outbox: fc.array(
+    fc.record({ subject: fc.string(), msgId: fc.uuid(), payload: fc.uint8Array(), headers: fc.array(fc.record({ name: fc.string(), value: fc.string() }), { maxLength: 3 }) }),
+    { maxLength: 3 },
+  ),
+  deferred: fc.array(fc.record({ inboxSeq: fc.nat(), event: fc.uint8Array(), eventTimeMs: fc.nat(), headers: fc.constant([]) }), { maxLength: 2 }),
+});
+
+describe('state codec', () => {
+  it('refuses a document from a newer schema with StateSchemaFromFuture, which is retryable', () => {
+    for (const version of [CURRENT_STATE_SCHEMA_VERSION + 1, 99]) {
+      const bytes = encodeActorDocument({ ...base(), stateSchemaVersion: version });
+      let thrown: unknown;
+      try {
+        decodeActorDocument(bytes);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(StateSchemaFromFuture);
+      expect(thrown).toBeInstanceOf(RetryableError);
+      expect(thrown).toMatchObject({ found: version, supported: CURRENT_STATE_SCHEMA_VERSION, name: 'StateSchemaFromFuture' });
+      expect((thrown as Error).message).toMatch(/roll the binary forward/);
+    }
+  });
+
+  it('reads an unstamped document (version 0) as version 1', () => {
+    const decoded = decodeActorDocument(encodeActorDocument({ ...base(), stateSchemaVersion: 0 }));
+    expect(decoded.stateSchemaVersion).toBe(1);
+    expect(decoded).toMatchObject({ seq: 3, lastAppliedSeq: 9, ownerEpoch: 2 });
+  });
+
+  it('decodes a document with no fields at all as an empty, unstamped-current document', () => {
+    expect(decodeActorDocument(new Uint8Array(0))).toMatchObject({ stateSchemaVersion: 1, agent: '', seq: 0, lastAppliedSeq: 0, continuation: undefined, pending: [], outbox: [] });
+  });
+
+  it('encodes deterministically and round-trips through decode to the same bytes', () => {
+    fc.assert(
+      fc.property(documents, (fields) => {
+        const doc: ActorDocument = {
+          ...base(),
+          seq: fields.seq,
+          lastAppliedSeq: fields.lastAppliedSeq,
+          ownerEpoch: fields.ownerEpoch,
+          memory: { entries: fields.entries, totalBytes: 0 },
+          outbox: fields.outbox,
+          deferred: fields.deferred,
+        };
+        const bytes = encodeActorDocument(doc);
+        expect(hex(encodeActorDocument(doc))).toBe(hex(bytes));
+        expect(hex(encodeActorDocument(decodeActorDocument(Uint8Array.from(bytes))))).toBe(hex(bytes));
+      }),
+      { seed: 1_234, numRuns: 100 },
+    );
+  });
+});
+
+describe('state migrations', () => {
+  it('leaves a current document untouched (the same object, no copy)', () => {
+    const doc = base();
+    expect(migrateToCurrent(doc)).toBe(doc);
+  });
+
+  it('refuses a version below current that has no registered step', () => {
+    expect(() => migrateToCurrent({ ...base(), stateSchemaVersion: 0 })).toThrow(MissingMigrationError);
+  });
+});

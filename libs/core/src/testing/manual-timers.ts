@@ -1,0 +1,100 @@
+/**
+ * A scripted processing-time clock for specs: `setTimeout` callbacks fire only when a test
+ * advances the clock, so a 30 s activation timeout or a retry backoff takes no real time. Owns
+ * nothing but its schedule; reads no wall clock. Importing it has no side effects.
+ */
+import type { Cancel, Timers } from '../time/clock.js';
+
+interface Scheduled {
+  readonly id: number;
+  readonly dueMs: number;
+  readonly callback: () => void;
+}
+
+/** Lets every queued promise reaction run (one macrotask turn; no time passes). */
+export function flushMicrotasks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * {@link Timers} on a manual clock. Callbacks due at the same time fire in scheduling order; a
+ * callback scheduled for 0 ms still waits for the next advance, as a real `setTimeout(0)` does.
+ *
+ * @example
+ * const timers = new ManualTimers();
+ * const outcome = await timers.settle(runtime.process(element, scope)); // fires timers as needed
+ */
+export class ManualTimers implements Timers {
+  private now: number;
+  private nextId = 0;
+  private readonly scheduled = new Map<number, Scheduled>();
+  /** Every delay ever requested, in order (retry backoffs, activation timeouts). */
+  readonly requestedDelays: number[] = [];
+
+  constructor(startMs = 0) {
+    this.now = startMs;
+  }
+
+  setTimeout(callback: () => void, ms: number): Cancel {
+    const id = this.nextId++;
+    this.requestedDelays.push(ms);
+    this.scheduled.set(id, { id, dueMs: this.now + Math.max(0, ms), callback });
+    return () => {
+      this.scheduled.delete(id);
+    };
+  }
+
+  /** The manual clock in ms (use as `monotonicMs`). */
+  readonly monotonicMs = (): number => this.now;
+
+  /** Timers scheduled and neither fired nor cancelled. */
+  get pending(): number {
+    return this.scheduled.size;
+  }
+
+  /** Fires the earliest scheduled timer (moving the clock to its due time); false when none is scheduled. */
+  fireNext(): boolean {
+    let next: Scheduled | undefined;
+    for (const entry of this.scheduled.values()) {
+      if (next === undefined || entry.dueMs < next.dueMs || (entry.dueMs === next.dueMs && entry.id < next.id)) next = entry;
+    }
+    if (next === undefined) return false;
+    this.scheduled.delete(next.id);
+    this.now = Math.max(this.now, next.dueMs);
+    next.callback();
+    return true;
+  }
+
+  /** Moves the clock by `ms`, firing every timer that comes due, in order, with reactions flushed between them. */
+  async advanceBy(ms: number): Promise<void> {
+    const target = this.now + ms;
+    await flushMicrotasks();
+    for (;;) {
+      const due = [...this.scheduled.values()].some((entry) => entry.dueMs <= target);
+      if (!due) break;
+      this.fireNext();
+      await flushMicrotasks();
+    }
+    this.now = target;
+  }
+
+  /**
+   * Drives `promise` to completion: flushes reactions, then fires the next timer whenever the
+   * promise is still pending. Rejects when the promise waits on something no timer will bring
+   * (a deadlock in the test) or after `maxTimers` firings.
+   */
+  async settle<T>(promise: Promise<T>, maxTimers = 1_000): Promise<T> {
+    let done = false;
+    promise.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    await flushMicrotasks();
+    for (let fired = 0; !done; fired += 1) {
+      if (fired >= maxTimers) throw new Error(`ManualTimers.settle: still pending after ${maxTimers} timers`);
+      if (!this.fireNext()) throw new Error('ManualTimers.settle: the promise is pending and no timer is scheduled');
+      await flushMicrotasks();
+    }
+    return promise;
+  }
+}
