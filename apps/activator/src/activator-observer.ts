@@ -1,14 +1,25 @@
 import { Logger } from '@nestjs/common';
 import type { ActivationReport, ActorRuntimeObserver } from '#core';
+import type { RuntimeMetrics } from '#telemetry';
 
 /**
- * Logs the runtime's notable events. Routine commits are debug-level; anything that holds a key
- * (retries, fencing, future schemas) is a warning with the key, never with payloads.
+ * Logs and counts the runtime's notable events. Routine commits are debug-level; anything that
+ * holds a key (retries, fencing, future schemas) is a warning with the key, never with payloads.
  */
 export class ActivatorObserver implements ActorRuntimeObserver {
   private readonly logger = new Logger('Actor');
 
+  constructor(private readonly metrics: RuntimeMetrics) {}
+
   committed(stateKey: string, report: ActivationReport, documentBytes: number): void {
+    const agent = stateKey.slice(0, stateKey.indexOf('.'));
+    this.metrics.activations.inc({ agent, status: report.status });
+    if (report.reason !== undefined) this.metrics.errorRecords.inc({ agent, reason: report.reason });
+    if (report.tally !== undefined) {
+      if (report.tally.cacheHits > 0) this.metrics.modelCalls.inc({ agent, cache: 'hit' }, report.tally.cacheHits);
+      if (report.tally.providerCalls > 0) this.metrics.modelCalls.inc({ agent, cache: 'miss' }, report.tally.providerCalls);
+    }
+    this.metrics.documentBytes.observe(documentBytes);
     if (report.status !== 'completed' && report.status !== 'suspended') {
       this.logger.warn(`${stateKey} seq ${report.seq}: ${report.status}${report.reason ? ` (${report.reason})` : ''}`);
     } else {
@@ -16,16 +27,27 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     }
   }
 
+  duplicate(): void {
+    this.metrics.duplicates.inc();
+  }
+
+  conflict(): void {
+    this.metrics.commitConflicts.inc();
+  }
+
   fenced(stateKey: string, storedEpoch: number, ownEpoch: number): void {
+    this.metrics.fenced.inc();
     this.logger.error(`${stateKey} is owned by epoch ${storedEpoch}, above this writer's ${ownEpoch}: stopping the partition`);
   }
 
   retrying(stateKey: string, error: Error, attempt: number, delayMs: number): void {
+    this.metrics.retries.inc({ error: error.name });
     const log = attempt < 3 ? this.logger.debug.bind(this.logger) : this.logger.warn.bind(this.logger);
     log(`${stateKey} held (attempt ${attempt + 1}, next in ${delayMs} ms): ${error.name}: ${error.message}`);
   }
 
   softCap(stateKey: string): void {
+    this.metrics.softCapWarnings.inc();
     this.logger.warn(`${stateKey}: working memory crossed its soft cap (75 % of 1 MiB)`);
   }
 }

@@ -11,7 +11,8 @@ import {
   provisioningProvider,
   TOPOLOGY,
 } from '#transport';
-import { MODEL_PROVIDER, OUTBOX_PUBLISHER, STATE_STORE } from './activator.tokens.js';
+import { RuntimeMetrics } from '#telemetry';
+import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, STATE_STORE } from './activator.tokens.js';
 import { ActivatorService } from './activator.service.js';
 import { buildModelProvider } from './model-provider.factory.js';
 import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js';
@@ -56,6 +57,7 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
       inject: [NatsService, RUNTIME_CONFIG],
       useFactory: (nats: NatsService, config: RuntimeConfig) => new JetStreamOutboxPublisher(nats.js, config.nats.requestTimeoutMs),
     },
+    { provide: RUNTIME_METRICS, useFactory: () => new RuntimeMetrics() },
     ActivatorService,
   ],
   exports: [ActivatorService],

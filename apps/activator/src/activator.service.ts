@@ -5,7 +5,8 @@ import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { encodeKeyToken, type Topology } from '#routing';
 import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
-import { MODEL_PROVIDER, OUTBOX_PUBLISHER, STATE_STORE } from './activator.tokens.js';
+import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, STATE_STORE } from './activator.tokens.js';
+import type { RuntimeMetrics } from '#telemetry';
 import { claimAllPartitions } from './partition-ownership.js';
 import { PartitionWorker } from './partition-worker.js';
 
@@ -34,6 +35,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(MODEL_PROVIDER) private readonly provider: ModelProvider,
     @Inject(STATE_STORE) private readonly store: StateStore,
     @Inject(OUTBOX_PUBLISHER) private readonly publisher: OutboxPublisher,
+    @Inject(RUNTIME_METRICS) private readonly metrics: RuntimeMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -57,7 +59,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       maxDocumentBytes: report.maxDocumentBytes,
       cacheCapacity: this.config.activator.cacheCapacity,
       backoff: { baseMs: 100, maxMs: 30_000 },
-      observer: new ActivatorObserver(),
+      observer: new ActivatorObserver(this.metrics),
     });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;

@@ -6,3 +6,6 @@ export const STATE_STORE = Symbol.for('nats-agents.state-store');
 
 /** Injection token of the activator's `OutboxPublisher`. */
 export const OUTBOX_PUBLISHER = Symbol.for('nats-agents.outbox-publisher');
+
+/** Injection token of the activator's `RuntimeMetrics`. */
+export const RUNTIME_METRICS = Symbol.for('nats-agents.runtime-metrics');

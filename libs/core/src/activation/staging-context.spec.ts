@@ -93,7 +93,7 @@ describe('StagingContext', () => {
       expect(provider.calls).toBe(1);
       expect(text(response.body)).toBe('pong');
       expect(response.text).toBe('pong');
-      expect(response.cacheHit).toBe(false);
+      expect(ctx.tally.modelCalls.at(-1)?.cacheHit).toBe(false);
       expect(response.digest).toBe(createHash('sha256').update('pong').digest('hex'));
       const cacheKey = replayCacheKey(request('ping'), KEY, 3);
       expect(ctx.replayCache.toBlob().entries.map((e) => e.cacheKey)).toEqual([cacheKey]);
@@ -106,7 +106,7 @@ describe('StagingContext', () => {
       await ctx.callModel(request('ping'));
       const again = await ctx.callModel(request('ping'));
       expect(provider.calls).toBe(1);
-      expect(again.cacheHit).toBe(true);
+      expect(ctx.tally.modelCalls.at(-1)?.cacheHit).toBe(true);
       expect(text(again.body)).toBe('pong');
     });
 
@@ -118,7 +118,7 @@ describe('StagingContext', () => {
       const rerun = contextFor({ provider, cache: ReplayCache.fromBlob(committed, { nowMs: T0 }) });
       const response = await rerun.callModel(request('ping'));
       expect(provider.calls).toBe(0);
-      expect(response.cacheHit).toBe(true);
+      expect(rerun.tally.modelCalls.at(-1)?.cacheHit).toBe(true);
       expect(text(response.body)).toBe('pong');
     });
 
@@ -139,7 +139,7 @@ describe('StagingContext', () => {
       const retry = contextFor({ memo, provider });
       const response = await retry.callModel(request('ping'));
       expect(provider.calls).toBe(0);
-      expect(response.cacheHit).toBe(true);
+      expect(retry.tally.modelCalls.at(-1)?.cacheHit).toBe(true);
       expect(text(response.body)).toBe('pong');
       expect(retry.replayCache.toBlob()).toEqual(original.replayCache.toBlob());
     });
@@ -220,5 +220,16 @@ describe('StagingContext', () => {
       expect(memo.size).toBe(0);
       expect(ctx.replayCache.toBlob().entries).toHaveLength(0);
     });
+  });
+});
+
+describe('the model response an agent sees', () => {
+  it('is identical whether the provider or the replay cache answered, so a retry cannot branch on it', async () => {
+    const provider = ScriptedModelProvider.replying('pong');
+    const memo = new AttemptMemo();
+    const first = await contextFor({ provider, memo }).callModel(request('ping'));
+    const retried = await contextFor({ provider, memo }).callModel(request('ping'));
+    expect(provider.calls).toBe(1);
+    expect(retried).toEqual(first);
   });
 });

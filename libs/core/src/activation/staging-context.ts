@@ -165,7 +165,6 @@ export class StagingContext implements ActivationContext {
       body,
       text: decoded?.text ?? utf8.decode(body),
       ...(usage ? { usage } : {}),
-      cacheHit,
       digest: createHash('sha256').update(body).digest('hex'),
     };
   }

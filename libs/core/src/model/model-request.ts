@@ -31,15 +31,15 @@ export interface DecodedResponse {
 
 /**
  * A model response as the agent sees it. `body` is the provider's raw response, verbatim; it is
- * what the replay cache stores, so a retry returns byte-identical bytes.
+ * what the replay cache stores, so a retry returns byte-identical bytes. Deliberately nothing
+ * here says whether the cache answered: an agent that branched on it would commit different
+ * state on a retry than on the first attempt (cache hits are visible in traces and metrics).
  */
 export interface ModelResponse {
   readonly body: Uint8Array;
   /** The decoded assistant text (provider decoder), or the UTF-8 body when there is no decoder. */
   readonly text: string;
   readonly usage?: TokenUsage;
-  /** True when served from the replay cache: no provider was called. */
-  readonly cacheHit: boolean;
   /** Lowercase hex sha256 of `body`. */
   readonly digest: string;
 }

@@ -1,0 +1,5 @@
+/**
+ * @packageDocumentation
+ * Telemetry shared by the services: Prometheus metrics (prom-client).
+ */
+export { RuntimeMetrics } from './runtime-metrics.js';
