@@ -17,6 +17,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts'],
+          sequence: { groupOrder: 0 },
           testTimeout: 20_000,
         },
       },
@@ -30,6 +31,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: true,
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -9,6 +9,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // eslint-disable-next-line no-console -- last-resort report of a failed start: the Nest logger may be what failed, and the full inspected error (stack, cause) must reach stderr before exit
   console.error(error);
   process.exit(1);
 });

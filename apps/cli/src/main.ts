@@ -86,9 +86,9 @@ program
     const topology = agents.topology;
     const subject =
       what === 'outputs'
-        ? topology.output(options.agent ?? '*', options.key !== undefined ? encodeKeyToken(keyFromText(options.key)) : '*')
+        ? topology.outputFilter(options.agent, options.key !== undefined ? encodeKeyToken(keyFromText(options.key)) : undefined)
         : what === 'errors'
-          ? `${topology.prefix}.errors.${options.agent ?? '*'}.*`
+          ? topology.errorsFilter(options.agent)
           : undefined;
     if (subject === undefined) throw new InvalidArgumentError(`unknown stream '${what}' (outputs | errors)`);
     const stream = what === 'outputs' ? topology.streams.output.name : topology.streams.errors.name;

@@ -109,8 +109,8 @@ export class AgentsClient {
     const entityKey = toKey(key);
     const token = encodeKeyToken(entityKey);
     const outputs = this.nc.subscribe(this.topology.output(agent, token));
-    const errors = this.nc.subscribe(`${this.topology.prefix}.errors.${agent}.>`);
-    const unnamed = this.nc.subscribe(`${this.topology.prefix}.errors.${UNNAMED_AGENT}.>`);
+    const errors = this.nc.subscribe(this.topology.errorsFilter(agent));
+    const unnamed = this.nc.subscribe(this.topology.errorsFilter(UNNAMED_AGENT));
     try {
       await this.nc.flush();
       const answer = firstAnswer(outputs, errors, unnamed, entityKey, agent, options.timeoutMs ?? 30_000);
@@ -128,9 +128,9 @@ export class AgentsClient {
    * iterator; `agent`/`key` narrow the subject filter. Ends when `signal` aborts.
    */
   async *outputs(filter: { agent?: string; key?: EntityKey; fromStart?: boolean; signal?: AbortSignal } = {}): AsyncGenerator<OutputMessage> {
-    const subject = this.topology.output(filter.agent ?? '*', filter.key === undefined ? '*' : encodeKeyToken(toKey(filter.key)));
+    const subject = this.topology.outputFilter(filter.agent, filter.key === undefined ? undefined : encodeKeyToken(toKey(filter.key)));
     const consumer = await this.js.consumers.get(this.topology.streams.output.name, {
-      filter_subjects: subject.replace(/\.\*\.\*$/, '.>'),
+      filter_subjects: subject,
       deliver_policy: filter.fromStart === false ? DeliverPolicy.New : DeliverPolicy.All,
     });
     const messages = await consumer.consume();

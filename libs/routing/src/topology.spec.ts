@@ -97,6 +97,15 @@ describe('subject builders', () => {
     expect(topology.stateKey('fraud-triage', token)).toBe('fraud-triage.user=40example=2Ecom');
   });
 
+  it('builds wildcard filters over outputs and error records, narrowing only what is given', () => {
+    expect(topology.outputFilter()).toBe('agents.output.*.*');
+    expect(topology.outputFilter('fraud-triage')).toBe('agents.output.fraud-triage.*');
+    expect(topology.outputFilter('fraud-triage', 'k1')).toBe('agents.output.fraud-triage.k1');
+    expect(topology.errorsFilter()).toBe('agents.errors.*.*');
+    expect(topology.errorsFilter(undefined, ErrorReason.KeyInvalid)).toBe('agents.errors.*.key_invalid');
+    expect(() => topology.outputFilter('*')).toThrow();
+  });
+
   it('addresses error records about an unreadable agent token to the reserved placeholder', () => {
     expect(topology.errors(UNNAMED_AGENT, ErrorReason.MalformedInput)).toBe('agents.errors._.malformed_input');
     expect(() => topology.errors('Bad.Agent', ErrorReason.UnknownAgent)).toThrow();

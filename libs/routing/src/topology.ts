@@ -149,6 +149,10 @@ export interface Topology {
   errors(agent: string, reason: ErrorReason): string;
   /** `<prefix>.memory.<op>`: the long-term memory service's request subject for `op`. */
   memory(op: string): string;
+  /** `<prefix>.output.<agent|*>.<token|*>`: a subscription filter over outputs (omitted parts match any). */
+  outputFilter(agent?: string, token?: string): string;
+  /** `<prefix>.errors.<agent|*>.<reason|*>`: a subscription filter over error records. */
+  errorsFilter(agent?: string, reason?: ErrorReason): string;
   /** `<agent>.<token>`: the key of the actor document in the state bucket. */
   stateKey(agent: string, token: string): string;
   /** Parses an inbox subject of this topology; `undefined` unless every part is valid (and the partition is the key's). */
@@ -283,6 +287,15 @@ class TopologyImpl implements Topology {
       throw new RoutingError(`memory operation must match ${String(TOOL_NAME_PATTERN)}, got ${JSON.stringify(op)}`);
     }
     return `${this.prefix}.${MEMORY}.${op}`;
+  }
+
+  outputFilter(agent?: string, token?: string): string {
+    return `${this.prefix}.${OUTPUT}.${agent === undefined ? '*' : checkAgent(agent)}.${token === undefined ? '*' : checkToken(token)}`;
+  }
+
+  errorsFilter(agent?: string, reason?: ErrorReason): string {
+    if (reason !== undefined && !isErrorReason(reason)) throw new RoutingError(`unknown error reason ${JSON.stringify(reason)}`);
+    return `${this.prefix}.${ERRORS}.${agent === undefined ? '*' : agent === UNNAMED_AGENT ? agent : checkAgent(agent)}.${reason ?? '*'}`;
   }
 
   stateKey(agent: string, token: string): string {

@@ -51,6 +51,7 @@ export function decodeInboxEnvelope(bytes: Uint8Array): InboxEnvelopeFields {
       return { entityKey, eventTimeMs, payload: { kind: 'approval', approval: decodeApprovalFields(m.approval ?? {}) } };
     case 'timer':
       return { entityKey, eventTimeMs, payload: { kind: 'timer', timer: decodeTimerFields(m.timer ?? {}) } };
+    case undefined:
     default:
       // An empty payload is an empty external event (beam-agents routes it as one).
       return { entityKey, eventTimeMs, payload: { kind: 'event', event: EMPTY } };

@@ -53,6 +53,7 @@ function plain(value: unknown): unknown {
 
 beforeAll(() => {
   // Regeneration is explicit and only ever writes the current version's directory.
+  // eslint-disable-next-line no-restricted-globals, no-restricted-properties -- a developer's opt-in switch (GOLDEN_WRITE=1) for rewriting fixtures, read by the spec only; no core code path sees it
   if (process.env.GOLDEN_WRITE === '1') generateGolden(ROOT);
 });
 
