@@ -10,6 +10,8 @@ export {
   ActivatorConfigSchema,
   IngressConfigSchema,
   ModelConfigSchema,
+  SigningConfigSchema,
+  EffectorConfigSchema,
 } from './runtime-config.js';
 export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';

@@ -41,6 +41,16 @@ export const ConfigEnv = {
   AGENTS_REPLICAS: ['streams', 'replicas'],
   /** Module exporting the FakeLlm rules (selects the fake provider). */
   AGENTS_MODEL_SCRIPT: ['model', 'script'],
+  /** Comma-separated tool module paths (effector). */
+  AGENTS_TOOL_MODULES: ['effector', 'toolModules'],
+  /** Effector signature verification mode: off | permissive | require. */
+  AGENTS_VERIFY_INTENTS: ['effector', 'verification'],
+  /** Key id the activator signs intents with. */
+  AGENTS_SIGNING_KEY_ID: ['signing', 'keyId'],
+  /** File holding the activator's signing secret (base64). */
+  AGENTS_SIGNING_KEY_FILE: ['signing', 'keyFile'],
+  /** File holding the effector's keyring (`key_id=base64` lines). */
+  AGENTS_KEYRING_FILE: ['signing', 'keyringFile'],
 } as const;
 
 const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas']);
@@ -70,7 +80,7 @@ export function loadConfig(sources: ConfigSources): RuntimeConfig {
     if (raw === undefined || raw === '') continue;
     const leaf = path[path.length - 1] as string;
     let value: unknown = raw;
-    if (leaf === 'agentModules') value = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    if (leaf === 'agentModules' || leaf === 'toolModules') value = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
     else if (numeric.has(leaf)) value = Number(raw);
     setPath(merged, path, value);
   }

@@ -82,6 +82,44 @@ export const ModelConfigSchema = z.discriminatedUnion('provider', [
   }),
 ]);
 
+/**
+ * Intent signing (HMAC-SHA256). The activator signs every intent it commits with `keyId`; the
+ * effector verifies against the keyring. Secrets are files or environment variables, never
+ * inline values.
+ */
+export const SigningConfigSchema = z.strictObject({
+  /** Key id stamped on signed intents; unset = intents are not signed. */
+  keyId: z.string().min(1).optional(),
+  /** File holding the signing secret (base64). */
+  keyFile: z.string().optional(),
+  /** Environment variable holding the signing secret (base64). */
+  keyEnv: z.string().optional(),
+  /**
+   * Keyring of the effector: a file of `key_id=base64secret` lines (several during rotation).
+   */
+  keyringFile: z.string().optional(),
+  /** Environment variable holding the keyring (same line format). */
+  keyringEnv: z.string().optional(),
+});
+
+export const EffectorConfigSchema = z.strictObject({
+  /** Module paths exporting tools (`{ name, sideEffect: true, handler }`), like agent modules. */
+  toolModules: z.array(z.string().min(1)).default([]),
+  /** off: ignore signatures; permissive: refuse bad ones, accept unsigned; require: refuse unsigned too. */
+  verification: z.enum(['off', 'permissive', 'require']).default('off'),
+  /** How long a claim protects an executing intent from other replicas; must exceed every tool timeout. */
+  leaseMs: positiveInt.default(300_000),
+  /** How long a completed intent's result is kept for redeliveries (the effects bucket's TTL). */
+  resultTtlMs: positiveInt.default(86_400_000),
+  /** Default per-call tool timeout. */
+  toolTimeoutMs: positiveInt.default(60_000),
+  /** Intents executing at once per replica. */
+  maxInFlight: positiveInt.default(64),
+  ackWaitMs: positiveInt.default(30_000),
+  /** The built-in `http` tool: POSTs the intent's arguments to this URL with the intent id as `Idempotency-Key`. */
+  httpToolUrl: z.url().optional(),
+});
+
 /** The whole runtime configuration shared by every service. */
 export const RuntimeConfigSchema = z.strictObject({
   /** Subject prefix of the deployment; stream and bucket names derive from it. */
@@ -95,6 +133,8 @@ export const RuntimeConfigSchema = z.strictObject({
   activator: ActivatorConfigSchema.prefault({}),
   ingress: IngressConfigSchema.prefault({}),
   model: ModelConfigSchema.default({ provider: 'fake' }),
+  signing: SigningConfigSchema.prefault({}),
+  effector: EffectorConfigSchema.prefault({}),
 });
 
 /** The validated configuration. */

@@ -126,3 +126,14 @@ export { MEMORY_HARD_CAP_BYTES, MEMORY_SOFT_CAP_BYTES, DEFAULT_RING_MAX_ITEMS } 
 export { ReplayCache } from './replay/replay-cache.js';
 export { replayCacheKey } from './replay/replay-cache-key.js';
 export { REPLAY_CACHE_MAX_ENTRIES, REPLAY_CACHE_TTL_MS, REPLAY_CACHE_BLOB_CAP_BYTES } from './replay/replay-cache-limits.js';
+
+// tools (inline read-only tools and effector-run side-effecting tools)
+export { TOOL_NAME_PATTERN, isToolDefinition } from './tools/tool-definition.js';
+export type { ToolDefinition, ArgumentSchema, StandardResult, IntentInfo, ToolCallContext, ToolReturn } from './tools/tool-definition.js';
+export { ToolError, ToolNotFoundError, ToolArgumentError, SideEffectToolError } from './tools/tool-errors.js';
+export { validateArguments } from './tools/validate-arguments.js';
+
+// intent signing and expiry (effector security, fail-closed layer 2)
+export { HMAC_SHA256, signingInput, signIntent, verifyIntent } from './signing/intent-signing.js';
+export type { SigningKey, VerificationResult } from './signing/intent-signing.js';
+export { intentExpired } from './signing/intent-expiry.js';
