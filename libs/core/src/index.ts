@@ -52,6 +52,9 @@ export type { AgentDefinition, AgentHandler, EventValidator } from './agent/agen
 export { isOutcome } from './agent/outcome.js';
 export type { Outcome, Complete, Suspend, SuspendOptions, OutputValue } from './agent/outcome.js';
 export type { ActivationContext } from './agent/activation-context.js';
+export type { ToolResultView, ApprovalView, ToolResultStatusName } from './agent/resume-views.js';
+export { resolveSuspensionPolicy, DEFAULT_APPROVAL_CHANNEL } from './agent/suspension-policy.js';
+export type { SuspensionPolicy, ResolvedSuspensionPolicy } from './agent/suspension-policy.js';
 export type { WorkingMemoryApi, AppendOptions } from './agent/working-memory-api.js';
 
 // actor document and codec (invariant 7)
@@ -129,7 +132,7 @@ export { REPLAY_CACHE_MAX_ENTRIES, REPLAY_CACHE_TTL_MS, REPLAY_CACHE_BLOB_CAP_BY
 
 // tools (inline read-only tools and effector-run side-effecting tools)
 export { TOOL_NAME_PATTERN, isToolDefinition } from './tools/tool-definition.js';
-export type { ToolDefinition, ArgumentSchema, StandardResult, IntentInfo, ToolCallContext, ToolReturn } from './tools/tool-definition.js';
+export type { ToolDefinition, AnyToolDefinition, ArgumentSchema, StandardResult, IntentInfo, ToolCallContext, ToolReturn } from './tools/tool-definition.js';
 export { ToolError, ToolNotFoundError, ToolArgumentError, SideEffectToolError } from './tools/tool-errors.js';
 export { validateArguments } from './tools/validate-arguments.js';
 

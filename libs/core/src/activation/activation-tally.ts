@@ -18,4 +18,8 @@ export interface ActivationTally {
   readonly providerCalls: number;
   readonly cacheHits: number;
   readonly providerMs: number;
+  /** Inline read-only tool calls. */
+  readonly toolCalls: number;
+  /** Intents (tool and approval) staged. */
+  readonly intents: number;
 }

@@ -1,4 +1,5 @@
 // The runner owns the activation timeout (invariant 6); a manual clock makes a 30 s timeout instant and lets the spec interleave the abandoned handler with the runner at will.
+import { resolveSuspensionPolicy } from '../agent/suspension-policy.js';
 import { describe, expect, it } from 'vitest';
 import type { AgentHandler } from '../agent/agent-definition.js';
 import type { Outcome } from '../agent/outcome.js';
@@ -20,7 +21,7 @@ function attempt(handler: AgentHandler, timeoutMs = 30_000, timers = new ManualT
     seq: 0,
     event: utf8Bytes('e'),
     eventTimeMs: T0,
-    isResume: false,
+    policy: resolveSuspensionPolicy(undefined),
     stepIndex: 0,
     memory: WorkingMemory.fromBlob(undefined, { nowMs: T0 }),
     cache: ReplayCache.fromBlob(undefined, { nowMs: T0 }),

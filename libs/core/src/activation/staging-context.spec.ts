@@ -1,4 +1,5 @@
 // The staging context is the whole agent-facing surface of one attempt; with a scripted provider and a manual clock every staging, step and replay-cache rule (§1.C, D09, D10) is checkable without an actor or a bucket.
+import { resolveSuspensionPolicy } from '../agent/suspension-policy.js';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CacheBlobDoc } from '../actor/actor-document.js';
@@ -26,7 +27,7 @@ function contextFor(overrides: Partial<StagingContextInit> = {}): StagingContext
     seq: 3,
     event: utf8Bytes('{"amount":12}'),
     eventTimeMs: T0,
-    isResume: false,
+    policy: resolveSuspensionPolicy(undefined),
     stepIndex: 0,
     memory: WorkingMemory.fromBlob(undefined, { nowMs: T0 }),
     cache: ReplayCache.fromBlob(undefined, { nowMs: T0 }),

@@ -1,17 +1,28 @@
 import { createHash } from 'node:crypto';
 import type { ActivationContext } from '../agent/activation-context.js';
 import type { OutputValue } from '../agent/outcome.js';
+import type { ApprovalView, ToolResultView } from '../agent/resume-views.js';
+import type { ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
+import { IntentKind, type ToolIntentDoc } from '../actor/actor-document.js';
+import { intentId } from '../ids/intent-id.js';
+import { traceId } from '../ids/trace-id.js';
+import { canonicalJson, type JsonValue } from '../json/canonical-json.js';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../model/model-request.js';
 import type { WorkingMemory } from '../memory/working-memory.js';
 import type { ReplayCache } from '../replay/replay-cache.js';
 import { replayCacheKey } from '../replay/replay-cache-key.js';
+import { TOOL_NAME_PATTERN, type AnyToolDefinition } from '../tools/tool-definition.js';
+import { SideEffectToolError, ToolArgumentError, ToolNotFoundError } from '../tools/tool-errors.js';
+import { validateArguments } from '../tools/validate-arguments.js';
 import type { AttemptMemo } from './attempt-memo.js';
 import type { ActivationTally, ModelCallRecord } from './activation-tally.js';
 import { EventDecodeError } from './event-decode-error.js';
 import { StagedEvent, type FailurePosition } from './failure-position.js';
 import { outputBytes } from './output-value.js';
+import type { ResumeInput } from './resume-input.js';
 
 const utf8 = new TextDecoder();
+const EMPTY = new Uint8Array(0);
 
 /** What a staging context is built from. */
 export interface StagingContextInit {
@@ -20,7 +31,6 @@ export interface StagingContextInit {
   readonly seq: number;
   readonly event: Uint8Array | undefined;
   readonly eventTimeMs: number;
-  readonly isResume: boolean;
   readonly stepIndex: number;
   readonly memory: WorkingMemory;
   readonly cache: ReplayCache;
@@ -29,12 +39,19 @@ export interface StagingContextInit {
   readonly signal: AbortSignal;
   /** Monotonic ms for model-call durations (telemetry only). */
   readonly monotonicMs: () => number;
+  /** Present on a resume. */
+  readonly resume?: ResumeInput;
+  /** The agent's declared tools (inline read-only tools; names `act` may use). */
+  readonly tools?: readonly AnyToolDefinition[];
+  readonly policy: ResolvedSuspensionPolicy;
 }
 
 /**
- * The context of one attempt. Everything it stages (memory writes, cache entries, outputs) lives
- * in this object until the runtime commits it; a failed, timed-out or abandoned attempt is simply
- * dropped, which is what makes the commit atomic (invariant 1).
+ * The context of one attempt. Everything it stages (memory writes, cache entries, outputs,
+ * intents) lives in this object until the runtime commits it; a failed, timed-out or abandoned
+ * attempt is simply dropped, which is what makes the commit atomic (invariant 1). Intent ids and
+ * timestamps derive from (key, seq, step) and the element's event time only, so a replay stages
+ * byte-identical intents (invariant 2).
  */
 export class StagingContext implements ActivationContext {
   readonly agent: string;
@@ -43,6 +60,10 @@ export class StagingContext implements ActivationContext {
   readonly event: Uint8Array | undefined;
   readonly eventTimeMs: number;
   readonly isResume: boolean;
+  readonly resumeResult: ToolResultView | undefined;
+  readonly resumeApproval: ApprovalView | undefined;
+  readonly resumeTimedOut: boolean;
+  readonly snapshot: Uint8Array | undefined;
   readonly memory: WorkingMemory;
   readonly signal: AbortSignal;
 
@@ -50,8 +71,12 @@ export class StagingContext implements ActivationContext {
   private readonly provider: ModelProvider;
   private readonly memo: AttemptMemo;
   private readonly monotonicMs: () => number;
+  private readonly tools: ReadonlyMap<string, AnyToolDefinition>;
+  private readonly policy: ResolvedSuspensionPolicy;
   private readonly stagedOutputs: Uint8Array[] = [];
+  private readonly stagedIntents: ToolIntentDoc[] = [];
   private readonly calls: ModelCallRecord[] = [];
+  private toolCalls = 0;
   private step: number;
   private lastStaged: StagedEvent = StagedEvent.ActivationStart;
 
@@ -61,13 +86,19 @@ export class StagingContext implements ActivationContext {
     this.seq = init.seq;
     this.event = init.event;
     this.eventTimeMs = init.eventTimeMs;
-    this.isResume = init.isResume;
+    this.isResume = init.resume !== undefined;
+    this.resumeResult = init.resume?.result;
+    this.resumeApproval = init.resume?.approval;
+    this.resumeTimedOut = init.resume?.timedOut ?? false;
+    this.snapshot = init.resume?.snapshot;
     this.memory = init.memory;
     this.signal = init.signal;
     this.cache = init.cache;
     this.provider = init.provider;
     this.memo = init.memo;
     this.monotonicMs = init.monotonicMs;
+    this.tools = new Map((init.tools ?? []).map((t) => [t.name, t]));
+    this.policy = init.policy;
     this.step = init.stepIndex;
   }
 
@@ -89,10 +120,45 @@ export class StagingContext implements ActivationContext {
     return utf8.decode(this.event);
   }
 
+  snapshotJson<T = unknown>(): T | undefined {
+    if (this.snapshot === undefined || this.snapshot.length === 0) return undefined;
+    return JSON.parse(utf8.decode(this.snapshot)) as T;
+  }
+
   emit(output: OutputValue): void {
     this.assertLive();
     const bytes = outputBytes(output);
     if (bytes.length > 0) this.stagedOutputs.push(bytes);
+  }
+
+  act(tool: string, args: JsonValue = {}, options: { readonly ttlMs?: number } = {}): string {
+    this.assertLive();
+    if (!TOOL_NAME_PATTERN.test(tool)) throw new ToolNotFoundError(tool, `'${tool}' is not a valid tool name (${TOOL_NAME_PATTERN.source})`);
+    const declared = this.tools.get(tool);
+    if (this.tools.size > 0 && declared === undefined) throw new ToolNotFoundError(tool, `agent '${this.agent}' declares no tool '${tool}'`);
+    if (declared !== undefined && !declared.sideEffect) {
+      throw new SideEffectToolError(tool, `'${tool}' is read-only: call it inline with ctx.runTool, not as an intent`);
+    }
+    return this.stage(IntentKind.Tool, tool, args, options.ttlMs, StagedEvent.IntentEmitted);
+  }
+
+  requestApproval(args: JsonValue = {}, options: { readonly channel?: string; readonly ttlMs?: number } = {}): string {
+    this.assertLive();
+    const channel = options.channel ?? this.policy.escalationChannel;
+    if (!TOOL_NAME_PATTERN.test(channel)) throw new ToolArgumentError(channel, `'${channel}' is not a valid approval channel (${TOOL_NAME_PATTERN.source})`);
+    return this.stage(IntentKind.Approval, channel, args, options.ttlMs, StagedEvent.ApprovalRequested);
+  }
+
+  async runTool<R = unknown>(name: string, args: JsonValue = {}): Promise<R> {
+    this.assertLive();
+    const tool = this.tools.get(name);
+    if (tool === undefined) throw new ToolNotFoundError(name, `agent '${this.agent}' declares no tool '${name}'`);
+    if (tool.sideEffect) throw new SideEffectToolError(name, `'${name}' has side effects: stage it with ctx.act and suspend`);
+    const parsed: unknown = await validateArguments(name, tool.schema, args);
+    this.toolCalls += 1;
+    const value = (await tool.handler(parsed, { signal: this.signal })) as R;
+    this.assertLive();
+    return value;
   }
 
   async callModel(request: ModelRequest): Promise<ModelResponse> {
@@ -124,6 +190,11 @@ export class StagingContext implements ActivationContext {
     return this.stagedOutputs;
   }
 
+  /** The intents staged by `act` and `requestApproval`, in step order. */
+  get intents(): readonly ToolIntentDoc[] {
+    return this.stagedIntents;
+  }
+
   /** The step cursor after this attempt (persisted in a continuation). */
   get stepIndex(): number {
     return this.step;
@@ -148,7 +219,34 @@ export class StagingContext implements ActivationContext {
       else providerCalls += 1;
       providerMs += call.durationMs;
     }
-    return { modelCalls: this.calls, providerCalls, cacheHits, providerMs };
+    return { modelCalls: this.calls, providerCalls, cacheHits, providerMs, toolCalls: this.toolCalls, intents: this.stagedIntents.length };
+  }
+
+  private stage(kind: ToolIntentDoc['kind'], toolName: string, args: JsonValue, ttlMs: number | undefined, event: StagedEvent): string {
+    const argsJson = canonicalJson(args);
+    const ttl = ttlMs ?? this.policy.intentTtlMs;
+    if (!Number.isFinite(ttl) || ttl <= 0) throw new ToolArgumentError(toolName, `intent TTL must be a positive number of ms, got ${String(ttlMs)}`);
+    const step = this.step++;
+    const id = intentId(this.key, this.seq, step);
+    this.stagedIntents.push({
+      intentId: id,
+      agent: this.agent,
+      entityKey: this.key,
+      seq: this.seq,
+      stepIndex: step,
+      toolName,
+      argsJson,
+      createdAtMs: this.eventTimeMs,
+      expiresAtMs: this.eventTimeMs + ttl,
+      attempt: 0,
+      kind,
+      traceId: traceId(this.key, this.seq),
+      signatureScheme: 0,
+      signingKeyId: '',
+      signature: EMPTY,
+    });
+    this.lastStaged = event;
+    return id;
   }
 
   private respond(step: number, request: ModelRequest, body: Uint8Array, cacheHit: boolean, durationMs: number): ModelResponse {

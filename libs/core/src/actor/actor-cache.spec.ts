@@ -4,7 +4,7 @@ import { utf8Bytes } from '../testing/inbox-elements.js';
 import { emptyActorDocument } from './actor-document.js';
 import { ActorCache, type CachedActor } from './actor-cache.js';
 
-const entry = (revision: number): CachedActor => ({ doc: emptyActorDocument('a', utf8Bytes('k')), revision });
+const entry = (revision: number): CachedActor => ({ doc: emptyActorDocument('a', utf8Bytes('k')), revision, published: true });
 const keysOf = (cache: ActorCache, keys: string[]): string[] => keys.filter((key) => cache.get(key) !== undefined);
 
 describe('ActorCache', () => {

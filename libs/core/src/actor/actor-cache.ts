@@ -4,6 +4,8 @@ import type { ActorDocument } from './actor-document.js';
 export interface CachedActor {
   readonly doc: ActorDocument;
   readonly revision: number;
+  /** This process published `doc.outbox` (a duplicate need not republish it). */
+  readonly published: boolean;
 }
 
 /**

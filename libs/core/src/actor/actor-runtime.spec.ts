@@ -193,17 +193,26 @@ describe('ActorRuntime.process', () => {
   });
 
   describe('redelivery', () => {
-    it('republishes the outbox of the last applied element, commits nothing and acks as a duplicate', async () => {
+    it('republishes the outbox of the last applied element after a restart, commits nothing and acks as a duplicate', async () => {
       const h = new ActorHarness({ agents: [ring] });
       const { element } = await h.send('ring', 'k', 'a');
       const [committedOutbox] = h.publisher.batches;
-      const outcome = await h.process('ring', element);
+      // A new process knows nothing of what its predecessor published: the crash-between-commit-and-ack case.
+      const restarted = new ActorHarness({ agents: [ring], store: h.store, publisher: h.publisher });
+      const outcome = await restarted.process('ring', element);
       expect(outcome).toEqual({ kind: 'duplicate' });
       expect(h.store.commits).toBe(1);
       expect(h.publisher.batches).toHaveLength(2);
       expect(h.publisher.batches[1]?.map((e) => [e.subject, e.msgId, hex(e.payload)])).toEqual(committedOutbox?.map((e) => [e.subject, e.msgId, hex(e.payload)]));
       expect(h.outputs('ring', 'k')).toEqual(['a#0']);
-      expect(h.observer.of('duplicate')).toEqual([{ type: 'duplicate', stateKey: ActorHarness.stateKey('ring', 'k'), inboxSeq: element.inboxSeq }]);
+      expect(restarted.observer.of('duplicate')).toEqual([{ type: 'duplicate', stateKey: ActorHarness.stateKey('ring', 'k'), inboxSeq: element.inboxSeq }]);
+    });
+
+    it('does not republish what this process already published when the same element is redelivered', async () => {
+      const h = new ActorHarness({ agents: [ring] });
+      const { element } = await h.send('ring', 'k', 'a');
+      expect(await h.process('ring', element)).toEqual({ kind: 'duplicate' });
+      expect(h.publisher.batches).toHaveLength(1);
     });
 
     it('does not republish for an element older than the last applied one', async () => {
@@ -216,10 +225,11 @@ describe('ActorRuntime.process', () => {
       expect(h.store.commits).toBe(2);
     });
 
-    it('republishes the error record of a failed element', async () => {
+    it('republishes the error record of a failed element after a restart', async () => {
       const h = new ActorHarness({ agents: [ring] });
       const { element } = await h.send('ring', 'k', 'boom');
-      expect(await h.process('ring', element)).toEqual({ kind: 'duplicate' });
+      const restarted = new ActorHarness({ agents: [ring], store: h.store, publisher: h.publisher });
+      expect(await restarted.process('ring', element)).toEqual({ kind: 'duplicate' });
       expect(h.publisher.batches.map((batch) => batch.map((e) => e.subject))).toEqual([['agents.errors.ring.activation_error'], ['agents.errors.ring.activation_error']]);
       expect(h.errors('ring')).toHaveLength(1);
     });

@@ -9,11 +9,12 @@ import { ActorCache, type CachedActor } from './actor-cache.js';
 import { emptyActorDocument, type ActorDocument } from './actor-document.js';
 import type { ActorRuntimeObserver } from './actor-runtime-observer.js';
 import type { Addressing } from './addressing.js';
-import { applyElement, type ActivationReport } from './apply-element.js';
+import { applyElement, drainDeferred, needsDrain, type ActivationReport, type ApplyResult } from './apply-element.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import type { InboxElement } from './inbox-element.js';
 import type { OutboxPublisher } from './outbox-publisher.js';
-import { errorEntry, traceHeaders } from './outbox-entries.js';
+import { errorEntry, traceHeaders, type IntentSigner } from './outbox-entries.js';
+import { sameTimers, type TimerIndex, type TimerOwner } from './timer-index.js';
 import { encodeActorDocument } from './state-codec.js';
 import { CommitConflict, type StateStore } from './state-store.js';
 
@@ -39,6 +40,10 @@ export interface ActorRuntimeDeps {
   readonly cacheCapacity: number;
   readonly backoff: BackoffPolicy;
   readonly observer?: ActorRuntimeObserver;
+  /** Signs published intents; absent = unsigned. */
+  readonly signer?: IntentSigner;
+  /** Keeps the partition's timer index in step with commits; absent = no durable timers. */
+  readonly timerIndex?: TimerIndex;
 }
 
 /** Where an element is applied: its key, agent and the writer's epoch. */
@@ -87,13 +92,14 @@ export class ActorRuntime {
 
   async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
     let applied: ActivationReport | undefined;
+    const owner: TimerOwner = { stateKey: scope.stateKey, agent: scope.agent, entityKey: element.entityKey };
     for (let attempt = 0; ; attempt += 1) {
       if (scope.signal.aborted) return { kind: 'abandoned' };
       try {
         const agent = this.deps.agents.get(scope.agent);
         if (agent === undefined) throw new AgentNotHosted(`agent '${scope.agent}' is not hosted by this activator`);
         const actor = await this.read(scope.stateKey);
-        const result = await applyElement(actor?.doc, element, {
+        const deps = {
           agent,
           provider: this.deps.provider,
           addressing: this.deps.addressing,
@@ -103,35 +109,51 @@ export class ActorRuntime {
           memo: this.memo(scope.stateKey),
           activationTimeoutMs: this.deps.activationTimeoutMs,
           onSoftCap: () => this.deps.observer?.softCap?.(scope.stateKey),
-        });
+          ...(this.deps.signer ? { signer: this.deps.signer } : {}),
+        };
+        let result: ApplyResult = await applyElement(actor?.doc, element, deps);
+        if (result.kind === 'duplicate' && actor !== undefined) {
+          const doc = actor.doc;
+          if (!actor.published && doc.lastAppliedSeq === element.inboxSeq && doc.outbox.length > 0) {
+            await this.deps.publisher.publish(doc.outbox);
+            this.cache.set(scope.stateKey, { ...actor, published: true });
+          }
+          // Events that waited behind a suspension which has ended run now, one commit each, before
+          // the element is acknowledged (so a crash mid-drain resumes the drain on redelivery).
+          if (needsDrain(doc)) result = await drainDeferred(doc, deps);
+        }
         switch (result.kind) {
           case 'noop':
+            if (element.payload.kind === 'timer') await this.deps.timerIndex?.afterCommit(owner, actor?.doc.timers ?? []);
             return { kind: 'noop' };
           case 'fenced':
             this.cache.evict(scope.stateKey);
             this.deps.observer?.fenced?.(scope.stateKey, result.storedEpoch, scope.ownerEpoch);
             return { kind: 'fenced', storedEpoch: result.storedEpoch };
-          case 'duplicate': {
-            const doc = actor?.doc;
-            if (doc !== undefined && doc.lastAppliedSeq === element.inboxSeq && doc.outbox.length > 0) {
-              await this.deps.publisher.publish(doc.outbox);
-            }
+          case 'duplicate':
             this.memos.delete(scope.stateKey);
             if (applied !== undefined) return { kind: 'applied', report: applied };
             this.deps.observer?.duplicate?.(scope.stateKey, element.inboxSeq);
             return { kind: 'duplicate' };
-          }
           case 'commit': {
             const { next, bytes, report } = this.fitToLimit(actor?.doc, result.next, result.report, element, scope);
+            const timersChanged = !sameTimers(actor?.doc.timers ?? [], next.timers);
+            if (timersChanged) await this.deps.timerIndex?.beforeCommit(owner, next.timers);
             const revision = await this.deps.store.commit(scope.stateKey, bytes, actor?.revision);
             this.memos.delete(scope.stateKey);
-            this.cache.set(scope.stateKey, { doc: next, revision });
+            this.cache.set(scope.stateKey, { doc: next, revision, published: false });
             this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
-            applied = report;
-            // Publishing goes through the duplicate path on the next turn of the loop, so a
-            // publish failure is retried exactly like a crash between commit and ack.
+            applied ??= report;
+            // A publish failure is retried through the duplicate path on the next turn of the loop,
+            // exactly like a crash between commit and ack.
             if (next.outbox.length > 0) await this.deps.publisher.publish(next.outbox);
-            return { kind: 'applied', report };
+            this.cache.set(scope.stateKey, { doc: next, revision, published: true });
+            if (timersChanged) await this.deps.timerIndex?.afterCommit(owner, next.timers);
+            if (needsDrain(next)) {
+              attempt = -1;
+              continue;
+            }
+            return { kind: 'applied', report: applied };
           }
         }
       } catch (thrown) {
@@ -162,8 +184,11 @@ export class ActorRuntime {
     const cached = this.cache.get(stateKey);
     if (cached !== undefined) return cached;
     const stored = await this.deps.store.load(stateKey);
-    if (stored !== undefined) this.cache.set(stateKey, stored);
-    return stored;
+    if (stored === undefined) return undefined;
+    // Whether a loaded document's outbox was published is unknown: the duplicate path decides.
+    const actor: CachedActor = { ...stored, published: false };
+    this.cache.set(stateKey, actor);
+    return actor;
   }
 
   private memo(stateKey: string): AttemptMemo {

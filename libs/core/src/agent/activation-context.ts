@@ -1,5 +1,7 @@
+import type { JsonValue } from '../json/canonical-json.js';
 import type { ModelRequest, ModelResponse } from '../model/model-request.js';
 import type { OutputValue } from './outcome.js';
+import type { ApprovalView, ToolResultView } from './resume-views.js';
 import type { WorkingMemoryApi } from './working-memory-api.js';
 
 /**
@@ -27,8 +29,18 @@ export interface ActivationContext {
   eventText(): string;
   /** The activation clock: the element's event time in epoch ms. Never the wall clock. */
   readonly eventTimeMs: number;
-  /** True when this attempt resumes a suspension (a tool result or approval arrived). */
+  /** True when this attempt resumes a suspension (a tool result or approval arrived, or the deadline passed). */
   readonly isResume: boolean;
+  /** On a resume by a tool result: that result. */
+  readonly resumeResult: ToolResultView | undefined;
+  /** On a resume by a human decision: that decision. */
+  readonly resumeApproval: ApprovalView | undefined;
+  /** True when the resume was caused by the suspension deadline under the `deny` policy. */
+  readonly resumeTimedOut: boolean;
+  /** On a resume: the snapshot passed to `suspend()`. */
+  readonly snapshot: Uint8Array | undefined;
+  /** The snapshot parsed as JSON (`undefined` when absent or empty). */
+  snapshotJson<T = unknown>(): T | undefined;
   /** The key's working memory (staged). */
   readonly memory: WorkingMemoryApi;
   /**
@@ -39,6 +51,24 @@ export interface ActivationContext {
   callModel(request: ModelRequest): Promise<ModelResponse>;
   /** Stages an extra output, published in order before the completion output on commit. */
   emit(output: OutputValue): void;
+  /**
+   * Stages a side-effecting tool call and returns its intent id, `uuidv5(hex(key)|seq|step)`:
+   * byte-identical on every replay of the same path, so the effector executes it once. Nothing
+   * runs now; the intent is published when the activation commits, and its result resumes the
+   * agent after `suspend()`. Advances the step index.
+   */
+  act(tool: string, args?: JsonValue, options?: { readonly ttlMs?: number }): string;
+  /**
+   * Stages a request for a human decision (published on `agents.approval-requests.<agent>.<key>`)
+   * and returns its intent id. The decision resumes the agent after `suspend()`. Advances the step index.
+   */
+  requestApproval(args?: JsonValue, options?: { readonly channel?: string; readonly ttlMs?: number }): string;
+  /**
+   * Runs a read-only tool declared in the agent's `tools` inline and returns its value. Does not
+   * advance the step index and is not cached: keep such tools deterministic. Throws
+   * `SideEffectToolError` for a side-effecting tool (those go through `act`).
+   */
+  runTool<R = unknown>(name: string, args?: JsonValue): Promise<R>;
   /** Aborted when the activation times out; pass it to anything cancellable. */
   readonly signal: AbortSignal;
 }

@@ -1,5 +1,7 @@
+import type { AnyToolDefinition } from '../tools/tool-definition.js';
 import type { ActivationContext } from './activation-context.js';
 import type { Outcome } from './outcome.js';
+import type { SuspensionPolicy } from './suspension-policy.js';
 
 /** The agent function: one activation for one element of one key. */
 export type AgentHandler = (ctx: ActivationContext) => Promise<Outcome> | Outcome;
@@ -19,6 +21,14 @@ export interface AgentDefinition {
   readonly validateEvent?: EventValidator;
   /** Overrides the activator's activation timeout for this agent (ms). */
   readonly timeoutMs?: number;
+  /**
+   * Tools the agent uses: read-only ones run inline through `ctx.runTool`; naming side-effecting
+   * ones lets `ctx.act` refuse unknown or read-only tool names early. Without `tools`, `act` accepts
+   * any tool name and the effector rejects unknown ones.
+   */
+  readonly tools?: readonly AnyToolDefinition[];
+  /** How suspensions, deadlines and events arriving meanwhile behave. */
+  readonly suspension?: SuspensionPolicy;
 }
 
 /** The pattern every agent name must match (it is a NATS subject token and a KV key segment). */

@@ -54,6 +54,13 @@ export interface ToolDefinition<A = unknown, R = unknown> {
   readonly handler: (args: A, context: ToolCallContext) => Promise<R> | R;
 }
 
+/**
+ * Any tool, whatever its argument and result types: the element type of tool lists. Arguments are
+ * validated by the tool's own schema at run time, so the static type cannot be narrower here.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a heterogeneous list of tools: each validates its own arguments at run time
+export type AnyToolDefinition = ToolDefinition<any, unknown>;
+
 /** The JSON-encodable value a tool returns (its result payload is its canonical JSON). */
 export type ToolReturn = JsonValue | undefined;
 
