@@ -17,3 +17,4 @@ export { collect } from './collect.js';
 export type { Collector } from './collect.js';
 export { readStream } from './read-stream.js';
 export type { StoredMessage } from './read-stream.js';
+export { storedIntents, answerTool } from './intents.js';

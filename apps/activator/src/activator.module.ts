@@ -12,7 +12,8 @@ import {
   TOPOLOGY,
 } from '#transport';
 import { RuntimeMetrics } from '#telemetry';
-import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, STATE_STORE } from './activator.tokens.js';
+import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { systemClock } from './system-clock.js';
 import { ActivatorService } from './activator.service.js';
 import { buildModelProvider } from './model-provider.factory.js';
 import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js';
@@ -58,6 +59,7 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
       useFactory: (nats: NatsService, config: RuntimeConfig) => new JetStreamOutboxPublisher(nats.js, config.nats.requestTimeoutMs),
     },
     { provide: RUNTIME_METRICS, useFactory: () => new RuntimeMetrics() },
+    { provide: SCHEDULER_CLOCK, useValue: systemClock },
     ActivatorService,
   ],
   exports: [ActivatorService],

@@ -5,7 +5,10 @@ import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { encodeKeyToken, type Topology } from '#routing';
 import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
-import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, STATE_STORE } from './activator.tokens.js';
+import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { buildIntentSigner } from './intent-signer.factory.js';
+import { KvTimerIndex } from './kv-timer-index.js';
+import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
 import type { RuntimeMetrics } from '#telemetry';
 import { claimAllPartitions } from './partition-ownership.js';
 import { PartitionWorker } from './partition-worker.js';
@@ -24,6 +27,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger(ActivatorService.name);
   private readonly workers = new Map<number, PartitionWorker>();
   private runtime: ActorRuntime | undefined;
+  private timerIndex: KvTimerIndex | undefined;
   private ready = false;
 
   constructor(
@@ -36,30 +40,31 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(STATE_STORE) private readonly store: StateStore,
     @Inject(OUTBOX_PUBLISHER) private readonly publisher: OutboxPublisher,
     @Inject(RUNTIME_METRICS) private readonly metrics: RuntimeMetrics,
+    @Inject(SCHEDULER_CLOCK) private readonly clock: SchedulerClock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const report = this.provisioning;
     for (const warning of report.warnings) this.logger.warn(warning);
+    const signer = buildIntentSigner(this.config.signing, process.env);
+    const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology);
+    this.timerIndex = timerIndex;
     this.runtime = new ActorRuntime({
       store: this.store,
       publisher: this.publisher,
       agents: this.agents,
       provider: this.provider,
       addressing: topologyAddressing(this.topology),
-      timers: {
-        setTimeout: (callback, ms) => {
-          const handle = setTimeout(callback, ms);
-          return () => clearTimeout(handle);
-        },
-      },
-      monotonicMs: () => performance.now(),
+      timers: this.clock,
+      monotonicMs: () => this.clock.monotonicMs(),
       random: Math.random,
       activationTimeoutMs: this.config.activator.activationTimeoutMs,
       maxDocumentBytes: report.maxDocumentBytes,
       cacheCapacity: this.config.activator.cacheCapacity,
       backoff: { baseMs: 100, maxMs: 30_000 },
       observer: new ActivatorObserver(this.metrics),
+      timerIndex,
+      ...(signer ? { signer } : {}),
     });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;
@@ -85,6 +90,11 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
         topology: this.topology,
         onFenced: (p) => void this.release(p),
       });
+      const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId) => {
+        await this.nats.js.publish(subject, envelope, { msgID: msgId, timeout: this.config.nats.requestTimeoutMs });
+      });
+      const timersLoaded = await timerIndex.attach(partition, scheduler);
+      if (timersLoaded > 0) this.logger.log(`partition ${partition}: ${timersLoaded} keys with timers rescheduled`);
       await worker.start();
       this.workers.set(partition, worker);
     }
@@ -109,6 +119,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     if (worker === undefined) return;
     this.workers.delete(partition);
     await worker.stop(DRAIN_MS);
+    this.timerIndex?.detach(partition);
     this.runtime?.forget((stateKey) => this.topology.partitionOf(stateKey.slice(stateKey.indexOf('.') + 1)) === partition);
     this.logger.log(`released partition ${partition}`);
   }

@@ -9,3 +9,6 @@ export const OUTBOX_PUBLISHER = Symbol.for('nats-agents.outbox-publisher');
 
 /** Injection token of the activator's `RuntimeMetrics`. */
 export const RUNTIME_METRICS = Symbol.for('nats-agents.runtime-metrics');
+
+/** Injection token of the activator's processing-time clock (timers fire on it). */
+export const SCHEDULER_CLOCK = Symbol.for('nats-agents.scheduler-clock');

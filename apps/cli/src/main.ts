@@ -3,7 +3,7 @@ import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { AgentsClient } from '#client';
 import { loadConfig, type RuntimeConfig } from '#config';
-import { decodeActorDocument, decodeErrorRecord, entityKeyHex } from '#core';
+import { decodeActorDocument, decodeErrorRecord, decodeToolIntent, entityKeyHex } from '#core';
 import { createTopology, encodeKeyToken, keyFromText } from '#routing';
 import { connectNats, provision } from '#transport';
 
@@ -73,10 +73,37 @@ program
     }
   });
 
+for (const decision of ['approve', 'deny'] as const) {
+  program
+    .command(decision)
+    .description(`${decision} a pending approval request of a key (the first decision wins)`)
+    .argument('<agent>', 'agent name')
+    .argument('<key>', 'entity key (text)')
+    .argument('<intentId>', 'the approval intent id (see `tail approval-requests`)')
+    .option('--approver <name>', 'who decides', process.env.USER ?? 'cli')
+    .option('--reason <text>', 'why', '')
+    .action(async (agent: string, key: string, intentId: string, options: { approver: string; reason: string }) => {
+      const c = config();
+      const agents = await client(c);
+      try {
+        const ack = await agents.publishApproval(agent, key, {
+          intentId,
+          approved: decision === 'approve',
+          approver: options.approver,
+          reason: options.reason,
+          decidedAtMs: Date.now(),
+        });
+        console.log(JSON.stringify({ decision, intentId, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate }));
+      } finally {
+        await agents.close();
+      }
+    });
+}
+
 program
   .command('tail')
-  .description('print outputs or error records as they arrive (history first with --all)')
-  .argument('<what>', 'outputs | errors')
+  .description('print outputs, error records, intents or approval requests as they arrive (history first with --all)')
+  .argument('<what>', 'outputs | errors | intents | approval-requests')
   .option('--agent <name>', 'only this agent')
   .option('--key <key>', 'only this key (outputs)')
   .option('--all', 'start from the oldest stored message')
@@ -84,20 +111,27 @@ program
     const c = config();
     const agents = await client(c);
     const topology = agents.topology;
-    const subject =
-      what === 'outputs'
-        ? topology.outputFilter(options.agent, options.key !== undefined ? encodeKeyToken(keyFromText(options.key)) : undefined)
-        : what === 'errors'
-          ? topology.errorsFilter(options.agent)
-          : undefined;
-    if (subject === undefined) throw new InvalidArgumentError(`unknown stream '${what}' (outputs | errors)`);
-    const stream = what === 'outputs' ? topology.streams.output.name : topology.streams.errors.name;
+    const token = options.key !== undefined ? encodeKeyToken(keyFromText(options.key)) : '*';
+    const subjects: Record<string, [string, string]> = {
+      outputs: [topology.outputFilter(options.agent, options.key !== undefined ? token : undefined), topology.streams.output.name],
+      errors: [topology.errorsFilter(options.agent), topology.streams.errors.name],
+      intents: [`${topology.prefix}.intents.${options.agent ?? '*'}.*`, topology.streams.intents.name],
+      'approval-requests': [`${topology.prefix}.approval-requests.${options.agent ?? '*'}.${token}`, topology.streams.intents.name],
+    };
+    const target = subjects[what];
+    if (target === undefined) throw new InvalidArgumentError(`unknown stream '${what}' (outputs | errors | intents | approval-requests)`);
+    const [subject, stream] = target;
     const consumer = await agents.js.consumers.get(stream, { filter_subjects: subject, deliver_policy: options.all ? DeliverPolicy.All : DeliverPolicy.New });
     const messages = await consumer.consume();
     process.once('SIGINT', () => void messages.close());
     for await (const msg of messages) {
       if (what === 'outputs') {
         console.log(`${msg.subject} seq=${msg.headers?.get('Agents-Seq') ?? '?'} ${new TextDecoder().decode(msg.data)}`);
+      } else if (what === 'intents' || what === 'approval-requests') {
+        const intent = decodeToolIntent(msg.data);
+        console.log(
+          `${msg.subject} intent=${intent.intentId} key=${new TextDecoder().decode(intent.entityKey)} tool=${intent.toolName} args=${intent.argsJson} expires_at=${intent.expiresAtMs}`,
+        );
       } else {
         const r = decodeErrorRecord(msg.data);
         console.log(`${msg.subject} key=${new TextDecoder().decode(r.entityKey)} reason=${r.reason} detail=${r.detail} event_time=${r.eventTimeMs}`);

@@ -1,0 +1,79 @@
+import type { KV } from '@nats-io/kv';
+import { sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
+import type { Topology } from '#routing';
+import { decodeTimerIndexEntry, encodeTimerIndexEntry, type TimerIndexEntry } from './timer-index-entry.js';
+import type { TimerScheduler } from './timer-scheduler.js';
+
+/** The index key of a state key in `AGENTS_TIMERS`: partition first, so an owner lists only its own. */
+export function timerIndexKey(partition: number, stateKey: string): string {
+  return `p${String(partition).padStart(4, '0')}.${stateKey}`;
+}
+
+/**
+ * The timer index over KV `AGENTS_TIMERS`, feeding the owning partition's scheduler. Writes happen
+ * only when a commit changes a key's timers, so the fast path (no timers) costs nothing extra.
+ */
+export class KvTimerIndex implements TimerIndex {
+  private readonly written = new Map<string, readonly TimerDoc[]>();
+  private readonly schedulers = new Map<number, TimerScheduler>();
+
+  constructor(
+    private readonly kv: KV,
+    private readonly topology: Topology,
+  ) {}
+
+  /** Attaches a partition's scheduler (on acquiring the partition) and loads its index into it. */
+  async attach(partition: number, scheduler: TimerScheduler): Promise<number> {
+    this.schedulers.set(partition, scheduler);
+    const prefix = `p${String(partition).padStart(4, '0')}.`;
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys(`${prefix}>`)) keys.push(key);
+    let loaded = 0;
+    for (const key of keys) {
+      const entry = await this.kv.get(key);
+      if (entry === null || entry.operation !== 'PUT') continue;
+      const decoded = decodeTimerIndexEntry(key.slice(prefix.length), entry.value);
+      if (decoded === undefined) continue;
+      this.written.set(decoded.owner.stateKey, decoded.timers);
+      scheduler.update(decoded.owner, decoded.timers);
+      loaded += 1;
+    }
+    return loaded;
+  }
+
+  /** Detaches a partition's scheduler (on releasing the partition). */
+  detach(partition: number): void {
+    this.schedulers.get(partition)?.stop();
+    this.schedulers.delete(partition);
+  }
+
+  async beforeCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
+    if (timers.length === 0) return;
+    const known = this.written.get(owner.stateKey) ?? [];
+    const union = [...known.filter((k) => !timers.some((t) => t.timerId === k.timerId && t.dueAtMs === k.dueAtMs)), ...timers];
+    if (sameTimers(known, union)) return;
+    await this.write({ owner, timers: union });
+  }
+
+  async afterCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
+    const known = this.written.get(owner.stateKey);
+    if (timers.length === 0) {
+      if (known !== undefined) {
+        await this.kv.delete(timerIndexKey(this.partitionOf(owner), owner.stateKey));
+        this.written.delete(owner.stateKey);
+      }
+    } else if (known === undefined || !sameTimers(known, timers)) {
+      await this.write({ owner, timers });
+    }
+    this.schedulers.get(this.partitionOf(owner))?.update(owner, timers);
+  }
+
+  private async write(entry: TimerIndexEntry): Promise<void> {
+    await this.kv.put(timerIndexKey(this.partitionOf(entry.owner), entry.owner.stateKey), encodeTimerIndexEntry(entry));
+    this.written.set(entry.owner.stateKey, entry.timers);
+  }
+
+  private partitionOf(owner: TimerOwner): number {
+    return this.topology.partitionOf(owner.stateKey.slice(owner.stateKey.indexOf('.') + 1));
+  }
+}
