@@ -43,7 +43,7 @@ describe('the suspension lifecycle', () => {
     const outputs = await outputsOf('lifecycle', 'j3');
     await cluster.client.publishEvent('lifecycle', 'j3', { script: 'tool', amount: 5 });
     const [intent] = await waitIntents('lifecycle', 'j3', 1);
-    expect(intent).toMatchObject({ intentId: intentId(keyFromText('j3'), 0, 0), toolName: 'charge', argsJson: '{"amount":5}', seq: 0, stepIndex: 0, kind: IntentKind.Tool });
+    expect(intent).toMatchObject({ intentId: intentId('lifecycle', keyFromText('j3'), 0, 0), toolName: 'charge', argsJson: '{"amount":5}', seq: 0, stepIndex: 0, kind: IntentKind.Tool });
     await answerTool(cluster.client, intent!, 'ok-5');
     const [done] = await outputs.waitForCount(1);
     expect(text.decode(done!.data)).toBe('resumed:ok:"ok-5"');
@@ -94,7 +94,7 @@ describe('the suspension lifecycle', () => {
     const outputs = await outputsOf('lifecycle-escalate', 'dl3');
     await cluster.client.publishEvent('lifecycle-escalate', 'dl3', { script: 'approval', timeoutMs: 60_000 }, { eventTimeMs: Date.now() - 60_000 + 300 });
     const [original, escalation] = await waitIntents('lifecycle-escalate', 'dl3', 2);
-    expect(escalation).toMatchObject({ kind: IntentKind.Approval, toolName: 'pager', stepIndex: 1, seq: 0, intentId: intentId(keyFromText('dl3'), 0, 1) });
+    expect(escalation).toMatchObject({ kind: IntentKind.Approval, toolName: 'pager', stepIndex: 1, seq: 0, intentId: intentId('lifecycle-escalate', keyFromText('dl3'), 0, 1) });
     expect(JSON.parse(escalation!.argsJson)).toEqual({ escalation: 1, pending: [original!.intentId] });
     await cluster.client.publishApproval('lifecycle-escalate', 'dl3', { intentId: escalation!.intentId, approved: true, approver: 'oncall', reason: '', decidedAtMs: 1 });
     expect(text.decode((await outputs.waitForCount(1))[0]!.data)).toBe('approved-by:oncall');

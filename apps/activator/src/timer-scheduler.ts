@@ -86,8 +86,14 @@ export class TimerScheduler {
     }
     await Promise.all(
       due.map(async ({ owner, timer }) => {
-        const token = encodeKeyToken(owner.entityKey);
-        const subject = this.topology.inbox(this.partition, owner.agent, token, InboxKind.Timer);
+        let subject: string;
+        try {
+          subject = this.topology.inbox(this.partition, owner.agent, encodeKeyToken(owner.entityKey), InboxKind.Timer);
+        } catch (error) {
+          // An index entry that does not belong to this partition (or this deployment) can never fire here.
+          this.logger.error(`dropping timer ${timer.timerId} of ${owner.stateKey}: ${(error as Error).message}`);
+          return;
+        }
         const envelope = encodeInboxEnvelope({
           entityKey: owner.entityKey,
           // The activation clock of a timer route is its due time, so a replay decides identically.

@@ -35,7 +35,9 @@ program
   .action(async () => {
     const c = config();
     const nc = await connectNats(c.nats, 'nats-agents-cli');
-    const report = await provision(nc, await jetstreamManager(nc), createTopology({ prefix: c.prefix, partitions: c.partitions }), c.streams);
+    const report = await provision(nc, await jetstreamManager(nc), createTopology({ prefix: c.prefix, partitions: c.partitions }), c.streams, {
+      effectsTtlMs: c.effector.resultTtlMs,
+    });
     console.log(JSON.stringify({ created: report.created, updated: report.updated, unchanged: report.unchanged, maxPayload: report.maxPayload }, null, 2));
     for (const warning of report.warnings) console.warn(`warning: ${warning}`);
     await nc.drain();

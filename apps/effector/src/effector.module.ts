@@ -1,14 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Module } from '@nestjs/common';
-import { loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
-import { NATS_CLIENT_NAME, natsServiceProvider } from '#transport';
+import type { AnyToolDefinition, OutboxPublisher } from '#core';
+import { loadConfig, loadToolModules, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { createTopology, type Topology } from '#routing';
+import { EffectorMetrics } from '#telemetry';
+import { JetStreamOutboxPublisher, NATS_CLIENT_NAME, NatsService, natsServiceProvider, PROVISIONING, provision, TOPOLOGY } from '#transport';
+import type { DedupStore } from './dedup/dedup-store.js';
+import { KvDedupStore } from './dedup/kv-dedup-store.js';
+import { DEDUP_STORE, EFFECTOR_METRICS, INTENT_PROCESSOR, KEYRING, RESULT_PUBLISHER, TOOL_CATALOG } from './effector.tokens.js';
 import { EffectorService } from './effector.service.js';
+import { IntentProcessor } from './intent-processor.js';
+import { loadKeyring } from './keyring.js';
+import { MetricsEffectorObserver } from './metrics-effector-observer.js';
+import { createSecretResolver } from './secret-resolver.js';
+import { buildToolCatalog } from './tool-catalog.js';
 
-/** The effector's composition root. */
+const readText = (path: string): string => readFileSync(path, 'utf8');
+
+/**
+ * The effector's composition root. Configuration, tool modules, the keyring and provisioning
+ * (including the effects bucket's TTL, `effector.resultTtlMs`) are resolved while the module is
+ * built, so a bad tool module, a verifying mode without a keyring or an unreachable server fails
+ * the start, not the first intent.
+ */
 @Module({
   providers: [
     { provide: RUNTIME_CONFIG, useFactory: (): RuntimeConfig => loadConfig({ env: process.env }) },
     { provide: NATS_CLIENT_NAME, useValue: 'effector' },
+    {
+      provide: TOPOLOGY,
+      inject: [RUNTIME_CONFIG],
+      useFactory: (config: RuntimeConfig) => createTopology({ prefix: config.prefix, partitions: config.partitions }),
+    },
     natsServiceProvider,
+    {
+      provide: PROVISIONING,
+      inject: [NatsService, TOPOLOGY, RUNTIME_CONFIG],
+      useFactory: (nats: NatsService, topology: Topology, config: RuntimeConfig) =>
+        provision(nats.nc, nats.jsm, topology, config.streams, { effectsTtlMs: config.effector.resultTtlMs }),
+    },
+    {
+      provide: TOOL_CATALOG,
+      inject: [RUNTIME_CONFIG],
+      useFactory: async (config: RuntimeConfig) =>
+        buildToolCatalog({
+          loaded: await loadToolModules(config.effector.toolModules, process.cwd()),
+          httpToolUrl: config.effector.httpToolUrl,
+          leaseMs: config.effector.leaseMs,
+          toolTimeoutMs: config.effector.toolTimeoutMs,
+        }),
+    },
+    {
+      provide: KEYRING,
+      inject: [RUNTIME_CONFIG],
+      useFactory: (config: RuntimeConfig) => loadKeyring(config, { env: process.env, readFile: readText }),
+    },
+    {
+      provide: DEDUP_STORE,
+      inject: [NatsService, TOPOLOGY, PROVISIONING],
+      useFactory: async (nats: NatsService, topology: Topology): Promise<DedupStore> => new KvDedupStore(await nats.bucket(topology.buckets.effects), () => Date.now()),
+    },
+    {
+      provide: RESULT_PUBLISHER,
+      inject: [NatsService, RUNTIME_CONFIG],
+      useFactory: (nats: NatsService, config: RuntimeConfig): OutboxPublisher => new JetStreamOutboxPublisher(nats.js, config.nats.requestTimeoutMs),
+    },
+    { provide: EFFECTOR_METRICS, useFactory: () => new EffectorMetrics() },
+    {
+      provide: INTENT_PROCESSOR,
+      inject: [RUNTIME_CONFIG, TOPOLOGY, TOOL_CATALOG, KEYRING, DEDUP_STORE, RESULT_PUBLISHER, EFFECTOR_METRICS],
+      useFactory: (
+        config: RuntimeConfig,
+        topology: Topology,
+        tools: Map<string, AnyToolDefinition>,
+        keyring: Map<string, Uint8Array>,
+        store: DedupStore,
+        publisher: OutboxPublisher,
+        metrics: EffectorMetrics,
+      ) =>
+        new IntentProcessor({
+          store,
+          publisher,
+          topology,
+          tools,
+          verification: config.effector.verification,
+          keyring,
+          clock: { nowMs: () => Date.now(), monotonicMs: () => performance.now() },
+          timers: {
+            setTimeout: (callback, ms) => {
+              const handle = setTimeout(callback, ms);
+              return () => clearTimeout(handle);
+            },
+          },
+          random: Math.random,
+          newToken: randomUUID,
+          secret: createSecretResolver({ env: process.env, readFile: readText }),
+          observer: new MetricsEffectorObserver(metrics),
+          leaseMs: config.effector.leaseMs,
+          resultTtlMs: config.effector.resultTtlMs,
+          toolTimeoutMs: config.effector.toolTimeoutMs,
+          maxResultBytes: config.ingress.maxEventBytes,
+        }),
+    },
     EffectorService,
   ],
 })

@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { EffectorModule } from './effector.module.js';
 
+/** Starts the effector; SIGTERM stops pulling, releases unstarted claims and drains running tools before exit. */
 async function main(): Promise<void> {
-  const app = await NestFactory.createApplicationContext(EffectorModule);
+  const app = await NestFactory.createApplicationContext(EffectorModule, { bufferLogs: false });
   app.enableShutdownHooks();
 }
 

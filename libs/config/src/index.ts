@@ -17,4 +17,5 @@ export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';
 export type { ConfigSources } from './load-config.js';
 export { loadAgentModules, AgentModuleError } from './agent-modules.js';
+export { loadToolModules, ToolModuleError } from './tool-modules.js';
 export { RUNTIME_CONFIG, AGENT_CATALOG } from './nest/runtime-config.token.js';

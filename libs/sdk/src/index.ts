@@ -1,9 +1,11 @@
 /**
  * @packageDocumentation
- * The public authoring API of nats-agents: declare an agent, end an activation. Everything here
- * is a typed wrapper over plain objects, so agents may also be written in plain JavaScript.
+ * The public authoring API of nats-agents: declare an agent or a tool, end an activation.
+ * Everything here is a typed wrapper over plain objects, so agents and tools may also be written
+ * in plain JavaScript.
  */
 export { defineAgent } from './define-agent.js';
+export { defineTool } from './define-tool.js';
 export { complete, suspend } from './outcomes.js';
 export type {
   AgentDefinition,
@@ -21,5 +23,10 @@ export type {
   ModelResponse,
   TokenUsage,
   JsonValue,
+  ToolDefinition,
+  ArgumentSchema,
+  StandardResult,
+  ToolCallContext,
+  IntentInfo,
 } from '#core';
-export { MemoryOverflow, MemoryKindError, EventDecodeError } from '#core';
+export { MemoryOverflow, MemoryKindError, EventDecodeError, RetryableError, TerminalError } from '#core';

@@ -1,7 +1,7 @@
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import type { RuntimeConfig } from '#config';
+import { EffectorConfigSchema, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
 
 /** Provisioning could not make the server hold the configuration the runtime needs. */
@@ -36,6 +36,21 @@ export interface ProvisionReport {
 /** Lease and membership heartbeats expire after this long without renewal (bucket max_age). */
 export const LEASE_TTL_MS = 15_000;
 
+/** The effects bucket's TTL when a provisioner that was not told `effectsTtlMs` creates it: the default of `effector.resultTtlMs`. */
+export const DEFAULT_EFFECTS_TTL_MS: number = EffectorConfigSchema.parse({}).resultTtlMs;
+
+/** What provisioning needs beyond stream sizing. */
+export interface ProvisionOptions {
+  /**
+   * The effects bucket's TTL (`effector.resultTtlMs`): how long a completed intent's result is
+   * kept for redeliveries; a record older than this reads as never seen. The effector passes it
+   * and provisioning sets and asserts it. Left out (other services, the CLI), an existing
+   * bucket keeps its TTL — so services started with different settings never fight over it — and
+   * a missing one is created with {@link DEFAULT_EFFECTS_TTL_MS}.
+   */
+  readonly effectsTtlMs?: number;
+}
+
 /** The largest state document the activator may write on a server with `maxPayload`. */
 export function maxDocumentBytesFor(maxPayload: number): number {
   return Math.max(64 * 1024, maxPayload - DOCUMENT_HEADROOM_BYTES);
@@ -46,9 +61,16 @@ export function maxDocumentBytesFor(maxPayload: number): number {
  * service start and from the CLI, in any order, as often as you like. After each create or
  * update it asserts the configuration the *server returned*, because nats-server 2.9 silently
  * drops fields it does not know (a bucket TTL or a duplicate window that did not stick would
- * otherwise go unnoticed).
+ * otherwise go unnoticed). The effects bucket's TTL comes from `options.effectsTtlMs` (the
+ * effector's `resultTtlMs`); see {@link ProvisionOptions} for callers that leave it out.
  */
-export async function provision(nc: NatsConnection, jsm: JetStreamManager, topology: Topology, streams: RuntimeConfig['streams']): Promise<ProvisionReport> {
+export async function provision(
+  nc: NatsConnection,
+  jsm: JetStreamManager,
+  topology: Topology,
+  streams: RuntimeConfig['streams'],
+  options: ProvisionOptions = {},
+): Promise<ProvisionReport> {
   const created: string[] = [];
   const updated: string[] = [];
   const unchanged: string[] = [];
@@ -74,27 +96,43 @@ export async function provision(nc: NatsConnection, jsm: JetStreamManager, topol
   }
 
   const kvm = new Kvm(nc);
-  const buckets: { name: string; ttlMs: number; history: number }[] = [
-    { name: topology.buckets.state, ttlMs: 0, history: 1 },
-    { name: topology.buckets.leases, ttlMs: LEASE_TTL_MS, history: 1 },
-    { name: topology.buckets.members, ttlMs: LEASE_TTL_MS, history: 1 },
-    { name: topology.buckets.timers, ttlMs: 0, history: 1 },
-    { name: topology.buckets.effects, ttlMs: 0, history: 1 },
+  // `ttlMs: undefined` keeps an existing bucket's TTL (and creates a missing one with `createTtlMs`).
+  const buckets: { name: string; ttlMs: number | undefined; createTtlMs: number; history: number }[] = [
+    { name: topology.buckets.state, ttlMs: 0, createTtlMs: 0, history: 1 },
+    { name: topology.buckets.leases, ttlMs: LEASE_TTL_MS, createTtlMs: LEASE_TTL_MS, history: 1 },
+    { name: topology.buckets.members, ttlMs: LEASE_TTL_MS, createTtlMs: LEASE_TTL_MS, history: 1 },
+    { name: topology.buckets.timers, ttlMs: 0, createTtlMs: 0, history: 1 },
+    { name: topology.buckets.effects, ttlMs: options.effectsTtlMs, createTtlMs: options.effectsTtlMs ?? DEFAULT_EFFECTS_TTL_MS, history: 1 },
   ];
   for (const bucket of buckets) {
     const streamName = `KV_${bucket.name}`;
     const existing = await streamInfo(jsm, streamName);
+    let expectedTtlMs = bucket.ttlMs;
     if (existing === undefined) {
-      await kvm.create(bucket.name, { history: bucket.history, ttl: bucket.ttlMs, replicas, storage: StorageType.File });
+      await kvm.create(bucket.name, { history: bucket.history, ttl: bucket.createTtlMs, replicas, storage: StorageType.File });
       created.push(bucket.name);
-    } else if (nanosToMs(existing.config.max_age) !== bucket.ttlMs || existing.config.num_replicas !== replicas || existing.config.max_msgs_per_subject !== bucket.history) {
-      await jsm.streams.update(streamName, { ...existing.config, max_age: nanos(bucket.ttlMs), num_replicas: replicas, max_msgs_per_subject: bucket.history });
+      expectedTtlMs = bucket.createTtlMs;
+    } else if (
+      (bucket.ttlMs !== undefined && nanosToMs(existing.config.max_age) !== bucket.ttlMs) ||
+      existing.config.num_replicas !== replicas ||
+      existing.config.max_msgs_per_subject !== bucket.history
+    ) {
+      const maxAge = bucket.ttlMs === undefined ? existing.config.max_age : nanos(bucket.ttlMs);
+      // The server refuses a duplicate window longer than max_age (a short TTL on a bucket created with a long one).
+      const duplicateWindow = maxAge > 0 && existing.config.duplicate_window > maxAge ? maxAge : existing.config.duplicate_window;
+      await jsm.streams.update(streamName, {
+        ...existing.config,
+        max_age: maxAge,
+        duplicate_window: duplicateWindow,
+        num_replicas: replicas,
+        max_msgs_per_subject: bucket.history,
+      });
       updated.push(bucket.name);
     } else {
       unchanged.push(bucket.name);
     }
     const info = await jsm.streams.info(streamName);
-    assertField(streamName, 'max_age (ttl)', nanosToMs(info.config.max_age), bucket.ttlMs);
+    if (expectedTtlMs !== undefined) assertField(streamName, 'max_age (ttl)', nanosToMs(info.config.max_age), expectedTtlMs);
     assertField(streamName, 'max_msgs_per_subject (history)', info.config.max_msgs_per_subject, bucket.history);
     assertField(streamName, 'num_replicas', info.config.num_replicas, replicas);
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ActivationContext } from '../agent/activation-context.js';
 import type { OutputValue } from '../agent/outcome.js';
 import type { ApprovalView, ToolResultView } from '../agent/resume-views.js';
-import type { ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
+import { DEFAULT_APPROVAL_CHANNEL, type ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
 import { IntentKind, type ToolIntentDoc } from '../actor/actor-document.js';
 import { intentId } from '../ids/intent-id.js';
 import { traceId } from '../ids/trace-id.js';
@@ -144,7 +144,8 @@ export class StagingContext implements ActivationContext {
 
   requestApproval(args: JsonValue = {}, options: { readonly channel?: string; readonly ttlMs?: number } = {}): string {
     this.assertLive();
-    const channel = options.channel ?? this.policy.escalationChannel;
+    // The escalation channel is for the deadline's re-requests only (E01: request on `approval`, escalation on `pager`).
+    const channel = options.channel ?? DEFAULT_APPROVAL_CHANNEL;
     if (!TOOL_NAME_PATTERN.test(channel)) throw new ToolArgumentError(channel, `'${channel}' is not a valid approval channel (${TOOL_NAME_PATTERN.source})`);
     return this.stage(IntentKind.Approval, channel, args, options.ttlMs, StagedEvent.ApprovalRequested);
   }
@@ -227,7 +228,7 @@ export class StagingContext implements ActivationContext {
     const ttl = ttlMs ?? this.policy.intentTtlMs;
     if (!Number.isFinite(ttl) || ttl <= 0) throw new ToolArgumentError(toolName, `intent TTL must be a positive number of ms, got ${String(ttlMs)}`);
     const step = this.step++;
-    const id = intentId(this.key, this.seq, step);
+    const id = intentId(this.agent, this.key, this.seq, step);
     this.stagedIntents.push({
       intentId: id,
       agent: this.agent,
@@ -240,7 +241,7 @@ export class StagingContext implements ActivationContext {
       expiresAtMs: this.eventTimeMs + ttl,
       attempt: 0,
       kind,
-      traceId: traceId(this.key, this.seq),
+      traceId: traceId(this.agent, this.key, this.seq),
       signatureScheme: 0,
       signingKeyId: '',
       signature: EMPTY,

@@ -114,13 +114,19 @@ export class ActorRuntime {
         let result: ApplyResult = await applyElement(actor?.doc, element, deps);
         if (result.kind === 'duplicate' && actor !== undefined) {
           const doc = actor.doc;
-          if (!actor.published && doc.lastAppliedSeq === element.inboxSeq && doc.outbox.length > 0) {
-            await this.deps.publisher.publish(doc.outbox);
+          const lastApplied = doc.lastAppliedSeq === element.inboxSeq;
+          if (!actor.published && lastApplied) {
+            if (doc.outbox.length > 0) await this.deps.publisher.publish(doc.outbox);
+            // The commit's own afterCommit may never have run (its publish or index write failed, or
+            // the process died): without this the schedule would miss a timer the state holds.
+            await this.deps.timerIndex?.afterCommit(owner, doc.timers);
             this.cache.set(scope.stateKey, { ...actor, published: true });
           }
           // Events that waited behind a suspension which has ended run now, one commit each, before
-          // the element is acknowledged (so a crash mid-drain resumes the drain on redelivery).
-          if (needsDrain(doc)) result = await drainDeferred(doc, deps);
+          // the element is acknowledged (so a crash mid-drain resumes the drain on redelivery). Only
+          // the last applied element drains: an older redelivery must not commit over an outbox that
+          // may not be published yet.
+          if (lastApplied && needsDrain(doc)) result = await drainDeferred(doc, deps);
         }
         switch (result.kind) {
           case 'noop':

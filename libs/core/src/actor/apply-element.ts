@@ -126,7 +126,8 @@ export async function applyElement(state: ActorDocument | undefined, element: In
       const suspended = current.continuation !== undefined;
       if (suspended && policy.whileSuspended === 'supersede' && current.deferred.length === 0) {
         const base: ActorDocument = { ...current, continuation: undefined, pending: [], timers: withoutDeadline(current.timers) };
-        return attempt({ base, element, lastAppliedSeq: element.inboxSeq, seq: base.seq, stepIndex: 0, event: payload.event }, deps, policy);
+        // Only a committed activation replaces the suspension: a failed one leaves it live (invariant 1).
+        return attempt({ base, failureBase: current, element, lastAppliedSeq: element.inboxSeq, seq: base.seq, stepIndex: 0, event: payload.event }, deps, policy);
       }
       if (suspended || current.deferred.length > 0) return defer(current, element, payload.event, deps, policy);
       return attempt({ base: current, element, lastAppliedSeq: element.inboxSeq, seq: current.seq, stepIndex: 0, event: payload.event }, deps, policy);
@@ -158,6 +159,8 @@ export async function drainDeferred(state: ActorDocument, deps: ApplyDeps): Prom
 interface AttemptPlan {
   /** The committed state the attempt builds on (suspension already stripped for a supersede). */
   readonly base: ActorDocument;
+  /** The state a failed or timed-out attempt leaves in place with its record; defaults to `base`. */
+  readonly failureBase?: ActorDocument;
   readonly element: InboxElement;
   /** What the commit records as applied. */
   readonly lastAppliedSeq: number;
@@ -197,8 +200,9 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
   const result = await runActivation(deps.agent.handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller });
   const carried = traceHeaders(element.headers);
 
-  if (result.kind === 'failed') return recordFailure(base, element, plan.lastAppliedSeq, ErrorReason.ActivationError, failureDetail(result.error, result.position), deps, 'failed', ctx.tally);
-  if (result.kind === 'timed_out') return recordFailure(base, element, plan.lastAppliedSeq, ErrorReason.ActivationTimeout, '', deps, 'timed_out', ctx.tally);
+  const failureBase = plan.failureBase ?? base;
+  if (result.kind === 'failed') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationError, failureDetail(result.error, result.position), deps, 'failed', ctx.tally);
+  if (result.kind === 'timed_out') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationTimeout, '', deps, 'timed_out', ctx.tally);
 
   const outputs = [...ctx.outputs];
   if (result.kind === 'completed') {
@@ -254,7 +258,7 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
     suspendedAtMs: element.eventTimeMs,
     deadlineMs: Math.min(...candidates),
     escalations: previous?.escalations ?? 0,
-    traceId: previous?.traceId ?? traceId(element.entityKey, plan.seq),
+    traceId: previous?.traceId ?? traceId(agent, element.entityKey, plan.seq),
   };
   const next: ActorDocument = {
     ...committed,
@@ -348,7 +352,7 @@ function escalate(state: ActorDocument, element: InboxElement, continuation: Con
   const agent = deps.agent.name;
   const deadlineMs = element.eventTimeMs + policy.escalationTimeoutMs;
   const intent: ToolIntentDoc = {
-    intentId: intentId(element.entityKey, continuation.seq, continuation.stepIndex),
+    intentId: intentId(agent, element.entityKey, continuation.seq, continuation.stepIndex),
     agent,
     entityKey: element.entityKey,
     seq: continuation.seq,

@@ -60,7 +60,9 @@ export interface ActivationContext {
   act(tool: string, args?: JsonValue, options?: { readonly ttlMs?: number }): string;
   /**
    * Stages a request for a human decision (published on `agents.approval-requests.<agent>.<key>`)
-   * and returns its intent id. The decision resumes the agent after `suspend()`. Advances the step index.
+   * and returns its intent id. Its tool name is `options.channel`, default `approval` (the policy's
+   * `escalationChannel` names only the deadline's re-requests). The decision resumes the agent after
+   * `suspend()`. Advances the step index.
    */
   requestApproval(args?: JsonValue, options?: { readonly channel?: string; readonly ttlMs?: number }): string;
   /**

@@ -6,8 +6,9 @@ export interface SuspensionPolicy {
   /**
    * What an event arriving for a suspended key does.
    * - `defer` (default): it waits in the key's state, in order, and runs when the suspension ends.
-   * - `supersede`: it runs at once and replaces the suspension; answers to the old intents become
-   *   `orphaned_result` records (beam-agents' behaviour).
+   * - `supersede`: it runs at once and, once it commits, replaces the suspension (a failing one
+   *   leaves the suspension live); answers to the old intents become `orphaned_result` records
+   *   (beam-agents' behaviour).
    */
   readonly whileSuspended?: 'defer' | 'supersede';
   /** How many events may wait while suspended before further ones become `deferred_overflow` records. Default 100. */

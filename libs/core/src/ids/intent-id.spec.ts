@@ -32,29 +32,29 @@ describe('intentId (C01)', () => {
     expect(IdNamespace.Intent).toBe(INTENT_NS);
   });
 
-  it('is uuidv5(INTENT_NS, "<hex key>|<seq>|<step>") — pinned reference values', () => {
-    expect(intentId(utf8('order-42'), 0, 0)).toBe('3fcb7602-e2c9-5750-b9ab-4fa61c125e6f');
-    expect(intentId(utf8('order-42'), 3, 1)).toBe('2611fac1-0d0e-5177-b809-f54260a93de4');
-    expect(intentId(Uint8Array.from([0x00, 0xff, 0x10]), 7, 2)).toBe('053b2f6e-0d44-5654-a54b-bb22120a351c');
+  it('is uuidv5(INTENT_NS, "<agent>|<hex key>|<seq>|<step>") — pinned reference values', () => {
+    expect(intentId('triage', utf8('order-42'), 0, 0)).toBe('9e3f4231-f34a-5ea6-8b43-50ae5e5dba50');
+    expect(intentId('triage', utf8('order-42'), 3, 1)).toBe('c9281b8b-5f1f-59a5-bab0-878a5bcf7997');
+    expect(intentId('refund', Uint8Array.from([0x00, 0xff, 0x10]), 7, 2)).toBe('24e07bf8-088e-52fc-ae01-0223720c33ec');
   });
 
-  it('agrees with an independent RFC 4122 v5 derivation for any key, seq and step', () => {
-    expect(rfc4122v5('6f726465722d3432|0|0', INTENT_NS)).toBe('3fcb7602-e2c9-5750-b9ab-4fa61c125e6f');
+  it('agrees with an independent RFC 4122 v5 derivation for any agent, key, seq and step', () => {
+    expect(rfc4122v5('triage|6f726465722d3432|0|0', INTENT_NS)).toBe('9e3f4231-f34a-5ea6-8b43-50ae5e5dba50');
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 40 }), fc.nat(), fc.nat(1_000), (key, seq, step) => {
-        expect(intentId(key, seq, step)).toBe(rfc4122v5(`${Buffer.from(key).toString('hex')}|${seq}|${step}`, INTENT_NS));
+      fc.property(fc.stringMatching(/^[a-z][a-z0-9_-]{0,20}$/), fc.uint8Array({ maxLength: 40 }), fc.nat(), fc.nat(1_000), (agent, key, seq, step) => {
+        expect(intentId(agent, key, seq, step)).toBe(rfc4122v5(`${agent}|${Buffer.from(key).toString('hex')}|${seq}|${step}`, INTENT_NS));
       }),
       { seed: 7, numRuns: 200 },
     );
   });
 
-  it('changes when any input changes and is stable otherwise', () => {
-    const base = intentId(utf8('k'), 1, 1);
-    expect(intentId(utf8('k'), 1, 1)).toBe(base);
-    expect(new Set([base, intentId(utf8('j'), 1, 1), intentId(utf8('k'), 2, 1), intentId(utf8('k'), 1, 2)]).size).toBe(4);
+  it('changes when any input changes — the agent included, so two agents on one key never share an intent', () => {
+    const base = intentId('a', utf8('k'), 1, 1);
+    expect(intentId('a', utf8('k'), 1, 1)).toBe(base);
+    expect(new Set([base, intentId('b', utf8('k'), 1, 1), intentId('a', utf8('j'), 1, 1), intentId('a', utf8('k'), 2, 1), intentId('a', utf8('k'), 1, 2)]).size).toBe(5);
   });
 
   it('cannot confuse seq and step boundaries ("1|23" vs "12|3")', () => {
-    expect(intentId(utf8('k'), 1, 23)).not.toBe(intentId(utf8('k'), 12, 3));
+    expect(intentId('a', utf8('k'), 1, 23)).not.toBe(intentId('a', utf8('k'), 12, 3));
   });
 });

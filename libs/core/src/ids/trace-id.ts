@@ -3,19 +3,19 @@ import { entityKeyHex } from './entity-key-hex.js';
 import { IdNamespace } from './namespaces.js';
 
 /**
- * The 16-byte trace id of activation `seq` on `key`: one trace per (key, seq), recomputed
- * identically by a retry, a replay and a resume, so they join the same trace instead of
+ * The 16-byte trace id of activation `seq` of `agent` on `key`: one trace per (agent, key, seq),
+ * recomputed identically by a retry, a replay and a resume, so they join the same trace instead of
  * starting unrelated ones.
  */
-export function traceId(key: Uint8Array, seq: number): Uint8Array {
-  return Uint8Array.from(uuidv5(`${entityKeyHex(key)}|${seq}`, IdNamespace.Trace, new Uint8Array(16)));
+export function traceId(agent: string, key: Uint8Array, seq: number): Uint8Array {
+  return Uint8Array.from(uuidv5(`${agent}|${entityKeyHex(key)}|${seq}`, IdNamespace.Trace, new Uint8Array(16)));
 }
 
 /**
- * The 8-byte span id of the event `role`/`index` inside activation `seq` on `key`
+ * The 8-byte span id of the event `role`/`index` inside activation `seq` of `agent` on `key`
  * (first 8 bytes of a uuid v5): deterministic, so a retried span has the id of the original.
  */
-export function spanId(key: Uint8Array, seq: number, role: string, index: number): Uint8Array {
-  const bytes = uuidv5(`${entityKeyHex(key)}|${seq}|${role}|${index}`, IdNamespace.Trace, new Uint8Array(16));
+export function spanId(agent: string, key: Uint8Array, seq: number, role: string, index: number): Uint8Array {
+  const bytes = uuidv5(`${agent}|${entityKeyHex(key)}|${seq}|${role}|${index}`, IdNamespace.Trace, new Uint8Array(16));
   return Uint8Array.from(bytes.subarray(0, 8));
 }

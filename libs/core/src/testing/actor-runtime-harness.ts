@@ -9,6 +9,8 @@ import { ActorRuntime, type ElementScope, type ProcessOutcome } from '../actor/a
 import type { BackoffPolicy } from '../actor/backoff.js';
 import { decodeErrorRecord, type ErrorRecordFields } from '../actor/error-record.js';
 import type { InboxElement } from '../actor/inbox-element.js';
+import type { IntentSigner } from '../actor/outbox-entries.js';
+import type { TimerIndex } from '../actor/timer-index.js';
 import type { AgentDefinition } from '../agent/agent-definition.js';
 import { entityKeyHex } from '../ids/entity-key-hex.js';
 import type { ModelProvider } from '../model/model-request.js';
@@ -33,6 +35,10 @@ export interface HarnessOptions {
   /** Where the manual clock starts (processing time; never an input of an activation). */
   readonly clockStartMs?: number;
   readonly ownerEpoch?: number;
+  /** Signs published intents (absent: unsigned). */
+  readonly signer?: IntentSigner;
+  /** Receives the timer index hooks (absent: no durable timers). */
+  readonly timerIndex?: TimerIndex;
 }
 
 const utf8 = new TextEncoder();
@@ -69,6 +75,8 @@ export class ActorHarness {
       cacheCapacity: options.cacheCapacity ?? 16,
       backoff: options.backoff ?? { baseMs: 100, maxMs: 5_000 },
       observer: this.observer,
+      ...(options.signer ? { signer: options.signer } : {}),
+      ...(options.timerIndex ? { timerIndex: options.timerIndex } : {}),
     });
   }
 

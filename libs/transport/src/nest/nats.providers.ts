@@ -31,5 +31,6 @@ export const natsServiceProvider: FactoryProvider<NatsService> = {
 export const provisioningProvider: FactoryProvider<Promise<ProvisionReport>> = {
   provide: PROVISIONING,
   inject: [NatsService, TOPOLOGY, RUNTIME_CONFIG],
-  useFactory: (nats: NatsService, topology: Topology, config: RuntimeConfig) => provision(nats.nc, nats.jsm, topology, config.streams),
+  useFactory: (nats: NatsService, topology: Topology, config: RuntimeConfig) =>
+    provision(nats.nc, nats.jsm, topology, config.streams, { effectsTtlMs: config.effector.resultTtlMs }),
 };

@@ -1,0 +1,129 @@
+/**
+ * The {@link DedupStore} over JetStream KV (`AGENTS_EFFECTS`, key = intent id, history 1, TTL =
+ * `effector.resultTtlMs`). A claim is `kv.create` (the server refuses a second create: error
+ * 10071), a takeover of an ended lease is `kv.update` at the revision read, a completion is a
+ * token check then `kv.update` at the revision read, a release is `kv.delete` at that revision.
+ * Every write is therefore a compare-and-set the server enforces; two replicas racing for one
+ * intent get exactly one `claimed`.
+ *
+ * Leases and retention are decided by the reading replica's clock (`claim-decision.ts`), not by
+ * the server: replicas' clocks must agree to well within the lease (a replica whose clock runs
+ * ahead by more than the lease minus the tool time can take over a live claim — the intent may
+ * then run twice). The bucket's TTL only reclaims space: a record of a completed intent vanishes
+ * `resultTtlMs` after its last write, at which point a redelivery would execute it again.
+ */
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { decideCompletion, mayRelease, readForClaim } from './claim-decision.js';
+import { ClaimState, decodeClaimRecord, encodeClaimRecord, type ClaimRecord } from './claim-record.js';
+import { DedupStoreUnavailable } from './dedup-errors.js';
+import type { ClaimHandle, ClaimOutcome, ClaimRequest, DedupStore } from './dedup-store.js';
+
+/** CAS races one call may lose before it reports the store unavailable (the caller then retries with backoff). */
+const MAX_RACES = 8;
+
+interface StoredRecord {
+  readonly record: ClaimRecord;
+  readonly revision: number;
+}
+
+/**
+ * {@link DedupStore} over the effects bucket; one instance per process, shared by every intent in
+ * flight. Safe across replicas and restarts: all coordination is in the bucket.
+ */
+export class KvDedupStore implements DedupStore {
+  /**
+   * @param kv the effects bucket, opened (never created) by the caller after provisioning.
+   * @param nowMs the effector's clock (epoch ms) for leases and retention.
+   */
+  constructor(
+    private readonly kv: KV,
+    private readonly nowMs: () => number,
+  ) {}
+
+  async claim(intentId: string, request: ClaimRequest): Promise<ClaimOutcome> {
+    for (let race = 0; race < MAX_RACES; race += 1) {
+      const now = this.nowMs();
+      const leaseUntilMs = now + request.leaseMs;
+      const value = encodeClaimRecord({ state: ClaimState.Claimed, token: request.token, leaseUntilMs });
+      try {
+        const revision = await this.kv.create(intentId, value);
+        return { kind: 'claimed', claim: { token: request.token, revision }, leaseUntilMs };
+      } catch (error) {
+        if (!isRevisionConflict(error)) throw unavailable(`claiming ${intentId}`, error);
+      }
+      const current = await this.read(intentId);
+      if (current === undefined) continue; // released or expired between the create and the read
+      const reading = readForClaim(current.record, request.token, now);
+      switch (reading.kind) {
+        case 'mine':
+          return { kind: 'claimed', claim: { token: request.token, revision: current.revision }, leaseUntilMs: reading.leaseUntilMs };
+        case 'done':
+          return { kind: 'done', result: reading.result };
+        case 'in_flight':
+          return { kind: 'in_flight', leaseUntilMs: reading.leaseUntilMs };
+        case 'reclaimable':
+          try {
+            const revision = await this.kv.update(intentId, value, current.revision);
+            return { kind: 'claimed', claim: { token: request.token, revision }, leaseUntilMs };
+          } catch (error) {
+            if (!isRevisionConflict(error)) throw unavailable(`taking over ${intentId}`, error);
+          }
+      }
+    }
+    throw new DedupStoreUnavailable(`claiming ${intentId} lost ${MAX_RACES} compare-and-set races in a row`);
+  }
+
+  async complete(intentId: string, claim: ClaimHandle, result: Uint8Array, retainMs: number): Promise<boolean> {
+    for (let race = 0; race < MAX_RACES; race += 1) {
+      const current = await this.read(intentId);
+      const decision = decideCompletion(current?.record, claim.token, result);
+      if (decision === 'lost') return false;
+      if (decision === 'already_done') return true;
+      if (current === undefined) return false;
+      const done = encodeClaimRecord({ state: ClaimState.Done, token: claim.token, retainUntilMs: this.nowMs() + retainMs, result });
+      try {
+        await this.kv.update(intentId, done, current.revision);
+        return true;
+      } catch (error) {
+        if (!isRevisionConflict(error)) throw unavailable(`completing ${intentId}`, error);
+      }
+    }
+    throw new DedupStoreUnavailable(`completing ${intentId} lost ${MAX_RACES} compare-and-set races in a row`);
+  }
+
+  async release(intentId: string, claim: ClaimHandle): Promise<boolean> {
+    const current = await this.read(intentId);
+    if (current === undefined || !mayRelease(current.record, claim.token)) return false;
+    try {
+      await this.kv.delete(intentId, { previousSeq: current.revision });
+      return true;
+    } catch (error) {
+      if (isRevisionConflict(error)) return false;
+      throw unavailable(`releasing ${intentId}`, error);
+    }
+  }
+
+  private async read(intentId: string): Promise<StoredRecord | undefined> {
+    let entry;
+    try {
+      entry = await this.kv.get(intentId);
+    } catch (error) {
+      throw unavailable(`reading ${intentId}`, error);
+    }
+    if (entry === null || entry.operation !== 'PUT') return undefined;
+    return { record: decodeClaimRecord(intentId, entry.value), revision: entry.revision };
+  }
+}
+
+/** The server refused a write because the key's last revision was not the expected one. */
+function isRevisionConflict(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
+function unavailable(what: string, error: unknown): DedupStoreUnavailable {
+  return new DedupStoreUnavailable(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}
