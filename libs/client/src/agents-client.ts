@@ -134,6 +134,10 @@ export class AgentsClient {
       deliver_policy: filter.fromStart === false ? DeliverPolicy.New : DeliverPolicy.All,
     });
     const messages = await consumer.consume();
+    if (filter.signal?.aborted) {
+      await messages.close();
+      return;
+    }
     filter.signal?.addEventListener('abort', () => void messages.close(), { once: true });
     for await (const msg of messages) {
       yield toOutput(msg.subject, msg.data, msg.headers?.get(HeaderName.Seq), msg.headers?.get('Nats-Msg-Id'));
