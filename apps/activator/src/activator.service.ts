@@ -10,7 +10,7 @@ import { buildIntentSigner } from './intent-signer.factory.js';
 import { KvTimerIndex } from './kv-timer-index.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
 import type { RuntimeMetrics } from '#telemetry';
-import { claimAllPartitions } from './partition-ownership.js';
+import { OwnershipManager } from './ownership-manager.js';
 import { PartitionWorker } from './partition-worker.js';
 
 /** How long a stopping activator lets in-flight activations finish before abandoning them. */
@@ -27,6 +27,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger(ActivatorService.name);
   private readonly workers = new Map<number, PartitionWorker>();
   private runtime: ActorRuntime | undefined;
+  private ownership: OwnershipManager | undefined;
   private timerIndex: KvTimerIndex | undefined;
   private ready = false;
 
@@ -68,40 +69,23 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;
-    const owned = await claimAllPartitions(await this.nats.bucket(this.topology.buckets.leases), this.topology.partitions, memberId);
-    for (const { partition, epoch } of owned) {
-      const consumer = await acquirePartitionConsumer(this.nats.jsm, {
-        stream: this.topology.streams.inbox.name,
-        filterSubject: this.topology.inboxPartitionFilter(partition),
-        namePrefix: `activator-p${String(partition).padStart(4, '0')}`,
-        epoch,
-        ackWaitMs: this.config.activator.ackWaitMs,
-        maxAckPending: this.config.activator.maxAckPending,
-      });
-      const worker = new PartitionWorker({
-        partition,
-        epoch,
-        stream: this.topology.streams.inbox.name,
-        consumerName: consumer.name,
-        ackWaitMs: this.config.activator.ackWaitMs,
-        batch: Math.min(256, this.config.activator.maxAckPending),
-        js: this.nats.js,
-        runtime: this.runtime,
-        topology: this.topology,
-        onFenced: (p) => void this.release(p),
-      });
-      const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId) => {
-        await this.nats.js.publish(subject, envelope, { msgID: msgId, timeout: this.config.nats.requestTimeoutMs });
-      });
-      const timersLoaded = await timerIndex.attach(partition, scheduler);
-      if (timersLoaded > 0) this.logger.log(`partition ${partition}: ${timersLoaded} keys with timers rescheduled`);
-      await worker.start();
-      this.workers.set(partition, worker);
-    }
+    const runtime = this.runtime;
+    this.ownership = new OwnershipManager({
+      memberId,
+      partitions: this.topology.partitions,
+      leaseTtlMs: this.config.activator.leaseTtlMs,
+      leases: await this.nats.bucket(this.topology.buckets.leases),
+      members: await this.nats.bucket(this.topology.buckets.members),
+      clock: this.clock,
+      info: { agents: [...this.agents.keys()].join(',') },
+      hooks: {
+        acquired: (partition, epoch) => this.startPartition(runtime, timerIndex, partition, epoch),
+        released: (partition, reason) => this.stopPartition(partition, reason === 'rebalance' || reason === 'shutdown'),
+      },
+    });
+    await this.ownership.start();
     this.ready = true;
-    this.logger.log(
-      `activator ${memberId} owns ${owned.length} partitions; agents: ${[...this.agents.keys()].join(', ') || '(none)'}`,
-    );
+    this.logger.log(`activator ${memberId} joined the cluster (${this.topology.partitions} partitions); agents: ${[...this.agents.keys()].join(', ') || '(none)'}`);
   }
 
   /** True once every owned partition is being consumed. */
@@ -111,17 +95,51 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
 
   async onApplicationShutdown(): Promise<void> {
     this.ready = false;
-    await Promise.all([...this.workers.keys()].map((p) => this.release(p)));
+    await this.ownership?.stop();
   }
 
-  private async release(partition: number): Promise<void> {
+  /** Partitions this activator consumes now, with their epochs. */
+  get ownedPartitions(): ReadonlyMap<number, number> {
+    return this.ownership?.partitions ?? new Map();
+  }
+
+  private async startPartition(runtime: ActorRuntime, timerIndex: KvTimerIndex, partition: number, epoch: number): Promise<void> {
+    const consumer = await acquirePartitionConsumer(this.nats.jsm, {
+      stream: this.topology.streams.inbox.name,
+      filterSubject: this.topology.inboxPartitionFilter(partition),
+      namePrefix: `activator-p${String(partition).padStart(4, '0')}`,
+      epoch,
+      ackWaitMs: this.config.activator.ackWaitMs,
+      maxAckPending: this.config.activator.maxAckPending,
+    });
+    const worker = new PartitionWorker({
+      partition,
+      epoch,
+      stream: this.topology.streams.inbox.name,
+      consumerName: consumer.name,
+      ackWaitMs: this.config.activator.ackWaitMs,
+      batch: Math.min(256, this.config.activator.maxAckPending),
+      js: this.nats.js,
+      runtime,
+      topology: this.topology,
+      onFenced: (p) => this.ownership?.fenced(p),
+      onGap: (p) => this.ownership?.requestReset(p),
+    });
+    const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId) => {
+      await this.nats.js.publish(subject, envelope, { msgID: msgId, timeout: this.config.nats.requestTimeoutMs });
+    });
+    const timersLoaded = await timerIndex.attach(partition, scheduler);
+    if (timersLoaded > 0) this.logger.log(`partition ${partition}: ${timersLoaded} keys with timers rescheduled`);
+    await worker.start();
+    this.workers.set(partition, worker);
+  }
+
+  private async stopPartition(partition: number, drain: boolean): Promise<void> {
     const worker = this.workers.get(partition);
-    if (worker === undefined) return;
     this.workers.delete(partition);
-    await worker.stop(DRAIN_MS);
+    await worker?.stop(drain ? DRAIN_MS : 0);
     this.timerIndex?.detach(partition);
     this.runtime?.forget((stateKey) => this.topology.partitionOf(stateKey.slice(stateKey.indexOf('.') + 1)) === partition);
-    this.logger.log(`released partition ${partition}`);
   }
 }
 

@@ -19,6 +19,12 @@ export interface PartitionWorkerOptions {
   readonly topology: Topology;
   /** Called once when the worker finds itself fenced (a newer owner wrote one of its keys). */
   readonly onFenced: (partition: number) => void;
+  /**
+   * Called once when the consumer's delivery sequence skips (a pulled batch lost in transit): the
+   * partition must be reset from its ack floor, or a lost element could arrive behind a later one
+   * of its key and be dropped as a duplicate.
+   */
+  readonly onGap: (partition: number) => void;
 }
 
 /**
@@ -37,6 +43,8 @@ export class PartitionWorker {
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private fenced = false;
+  private lastDelivery: number | undefined;
+  private gapped = false;
 
   constructor(private readonly options: PartitionWorkerOptions) {
     this.logger = new Logger(`Partition ${options.partition}`);
@@ -76,6 +84,15 @@ export class PartitionWorker {
   }
 
   private dispatch(msg: JsMsg): void {
+    if (this.gapped) return;
+    const delivery = msg.info.deliverySequence;
+    if (this.lastDelivery !== undefined && delivery > this.lastDelivery + 1) {
+      this.gapped = true;
+      this.logger.warn(`delivery sequence jumped from ${this.lastDelivery} to ${delivery}: resetting the partition from its ack floor`);
+      this.options.onGap(this.options.partition);
+      return;
+    }
+    this.lastDelivery = delivery;
     if (this.inFlight.has(msg.seq)) {
       // A redelivery of an element still being processed: settle through the newest handle.
       this.inFlight.set(msg.seq, msg);

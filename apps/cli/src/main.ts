@@ -37,6 +37,7 @@ program
     const nc = await connectNats(c.nats, 'nats-agents-cli');
     const report = await provision(nc, await jetstreamManager(nc), createTopology({ prefix: c.prefix, partitions: c.partitions }), c.streams, {
       effectsTtlMs: c.effector.resultTtlMs,
+      leaseTtlMs: c.activator.leaseTtlMs,
     });
     console.log(JSON.stringify({ created: report.created, updated: report.updated, unchanged: report.unchanged, maxPayload: report.maxPayload }, null, 2));
     for (const warning of report.warnings) console.warn(`warning: ${warning}`);

@@ -35,6 +35,10 @@ export const ConfigEnv = {
   AGENTS_MODULES: ['agentModules'],
   /** Activation timeout in ms. */
   AGENTS_ACTIVATION_TIMEOUT_MS: ['activator', 'activationTimeoutMs'],
+  /** Partition lease and membership TTL in ms. */
+  AGENTS_LEASE_TTL_MS: ['activator', 'leaseTtlMs'],
+  /** This process's member id. */
+  AGENTS_INSTANCE_ID: ['activator', 'instanceId'],
   /** Ingress HTTP port. */
   AGENTS_HTTP_PORT: ['ingress', 'httpPort'],
   /** Stream replicas. */
@@ -53,7 +57,7 @@ export const ConfigEnv = {
   AGENTS_KEYRING_FILE: ['signing', 'keyringFile'],
 } as const;
 
-const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas']);
+const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas', 'leaseTtlMs']);
 
 /**
  * Loads and validates the runtime configuration. Pure but for reading `file`: the same sources

@@ -48,8 +48,13 @@ export const ActivatorConfigSchema = z.strictObject({
   maxAckPending: positiveInt.default(512),
   /** Redelivery deadline of an unacknowledged inbox message; the activator heartbeats long work. */
   ackWaitMs: positiveInt.default(30_000),
-  /** This process's member id (defaults to host name + pid). */
-  instanceId: z.string().optional(),
+  /** This process's member id (defaults to host name + pid); a KV key: `[-/_=.a-zA-Z0-9]`. */
+  instanceId: z.string().regex(/^[-/_=.a-zA-Z0-9]+$/).optional(),
+  /**
+   * Lease and membership TTL: a partition whose owner stops renewing moves after about this long.
+   * Leases renew every third of it. Shorter fails over faster and costs more KV writes.
+   */
+  leaseTtlMs: z.number().int().min(1_000).default(15_000),
 });
 
 export const IngressConfigSchema = z.strictObject({

@@ -16,6 +16,7 @@ describe('#routing public surface', () => {
       'TOOL_NAME_PATTERN',
       'UNNAMED_AGENT',
       'assertPartitionCount',
+      'assignPartitions',
       'createTopology',
       'decodeKeyToken',
       'encodeKeyToken',
@@ -25,6 +26,7 @@ describe('#routing public surface', () => {
       'isIngestLane',
       'keyFromText',
       'partitionOf',
+      'rendezvousOwner',
       'validateEntityKey',
     ]);
   });

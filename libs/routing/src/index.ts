@@ -24,6 +24,7 @@ export { InboxKind, isInboxKind } from './inbox-kind.js';
 export { IngestLane, isIngestLane, inboxKindOfLane } from './ingest-lane.js';
 
 // topology (subjects, streams, buckets)
+export { rendezvousOwner, assignPartitions } from './rendezvous.js';
 export { createTopology, DEFAULT_SUBJECT_PREFIX, SUBJECT_PREFIX_PATTERN, TOOL_NAME_PATTERN, UNNAMED_AGENT } from './topology.js';
 export type {
   Topology,

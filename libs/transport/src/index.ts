@@ -13,3 +13,6 @@ export { acquirePartitionConsumer } from './partition-consumer.js';
 export type { PartitionConsumerOptions, AcquiredConsumer } from './partition-consumer.js';
 export { NatsService, NATS_CLIENT_NAME } from './nest/nats.service.js';
 export { natsServiceProvider, provisioningProvider, TOPOLOGY, PROVISIONING } from './nest/nats.providers.js';
+export { PartitionLease, safetyMargin } from './partition-lease.js';
+export type { MonotonicClock } from './partition-lease.js';
+export { Membership } from './membership.js';

@@ -49,6 +49,11 @@ export interface ProvisionOptions {
    * a missing one is created with {@link DEFAULT_EFFECTS_TTL_MS}.
    */
   readonly effectsTtlMs?: number;
+  /**
+   * TTL of the lease and membership buckets (`activator.leaseTtlMs`): how long a partition stays
+   * with a silent owner. Absent: existing buckets keep theirs, missing ones get {@link LEASE_TTL_MS}.
+   */
+  readonly leaseTtlMs?: number;
 }
 
 /** The largest state document the activator may write on a server with `maxPayload`. */
@@ -99,8 +104,8 @@ export async function provision(
   // `ttlMs: undefined` keeps an existing bucket's TTL (and creates a missing one with `createTtlMs`).
   const buckets: { name: string; ttlMs: number | undefined; createTtlMs: number; history: number }[] = [
     { name: topology.buckets.state, ttlMs: 0, createTtlMs: 0, history: 1 },
-    { name: topology.buckets.leases, ttlMs: LEASE_TTL_MS, createTtlMs: LEASE_TTL_MS, history: 1 },
-    { name: topology.buckets.members, ttlMs: LEASE_TTL_MS, createTtlMs: LEASE_TTL_MS, history: 1 },
+    { name: topology.buckets.leases, ttlMs: options.leaseTtlMs, createTtlMs: options.leaseTtlMs ?? LEASE_TTL_MS, history: 1 },
+    { name: topology.buckets.members, ttlMs: options.leaseTtlMs, createTtlMs: options.leaseTtlMs ?? LEASE_TTL_MS, history: 1 },
     { name: topology.buckets.timers, ttlMs: 0, createTtlMs: 0, history: 1 },
     { name: topology.buckets.effects, ttlMs: options.effectsTtlMs, createTtlMs: options.effectsTtlMs ?? DEFAULT_EFFECTS_TTL_MS, history: 1 },
   ];

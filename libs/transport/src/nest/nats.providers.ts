@@ -32,5 +32,5 @@ export const provisioningProvider: FactoryProvider<Promise<ProvisionReport>> = {
   provide: PROVISIONING,
   inject: [NatsService, TOPOLOGY, RUNTIME_CONFIG],
   useFactory: (nats: NatsService, topology: Topology, config: RuntimeConfig) =>
-    provision(nats.nc, nats.jsm, topology, config.streams, { effectsTtlMs: config.effector.resultTtlMs }),
+    provision(nats.nc, nats.jsm, topology, config.streams, { effectsTtlMs: config.effector.resultTtlMs, leaseTtlMs: config.activator.leaseTtlMs }),
 };
