@@ -29,4 +29,5 @@ export type {
   ToolCallContext,
   IntentInfo,
 } from '#core';
-export { MemoryOverflow, MemoryKindError, EventDecodeError, RetryableError, TerminalError } from '#core';
+export { MemoryOverflow, MemoryKindError, EventDecodeError, RetryableError, TerminalError, DropOldestCompactor } from '#core';
+export type { Compactor, CompactableMemory, MemoryPolicy, SummarizeOptions, SummarizeInput, SuspensionPolicy, ToolResultView, ApprovalView } from '#core';

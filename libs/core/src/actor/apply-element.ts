@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../agent/agent-definition.js';
+import type { AgentDefinition, AgentHandler } from '../agent/agent-definition.js';
 import type { ApprovalView, ToolResultView } from '../agent/resume-views.js';
 import { resolveSuspensionPolicy, type ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
 import type { ActivationTally } from '../activation/activation-tally.js';
@@ -12,6 +12,8 @@ import { approvalView, toolResultView } from '../activation/tool-result-view.js'
 import { intentId } from '../ids/intent-id.js';
 import { traceId } from '../ids/trace-id.js';
 import { canonicalJson } from '../json/canonical-json.js';
+import { DropOldestCompactor } from '../memory/drop-oldest-compactor.js';
+import { summarizeIfDue } from '../memory/summarize-compaction.js';
 import { WorkingMemory } from '../memory/working-memory.js';
 import type { ModelProvider } from '../model/model-request.js';
 import { ReplayCache } from '../replay/replay-cache.js';
@@ -90,6 +92,9 @@ export type ApplyResult =
   /** Nothing to commit (e.g. a timer no longer in state): ack without writing. */
   | { readonly kind: 'noop' }
   | { readonly kind: 'commit'; readonly next: ActorDocument; readonly report: ActivationReport };
+
+/** The default compactor (stateless, so one instance serves every activation). */
+const defaultCompactor = new DropOldestCompactor();
 
 /** The deadline timer's id for a continuation (escalations re-arm under a new id). */
 function deadlineTimerId(continuation: ContinuationDoc): string {
@@ -179,7 +184,12 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
   const { base, element } = plan;
   const agent = deps.agent.name;
   const controller = new AbortController();
-  const memory = WorkingMemory.fromBlob(base.memory, { nowMs: element.eventTimeMs, ...(deps.onSoftCap ? { onSoftCap: deps.onSoftCap } : {}) });
+  const compactor = deps.agent.memory?.compactor === undefined ? defaultCompactor : deps.agent.memory.compactor;
+  const memory = WorkingMemory.fromBlob(base.memory, {
+    nowMs: element.eventTimeMs,
+    ...(deps.onSoftCap ? { onSoftCap: deps.onSoftCap } : {}),
+    ...(compactor !== null ? { compactor } : {}),
+  });
   const ctx = new StagingContext({
     agent,
     key: element.entityKey,
@@ -197,7 +207,18 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
     ...(plan.resume ? { resume: plan.resume } : {}),
     ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
   });
-  const result = await runActivation(deps.agent.handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller });
+  const summarize = deps.agent.memory?.summarize;
+  // Summarizing runs inside the activation (same timeout, same failure handling) after the agent
+  // returned, through the cache-first model path.
+  const handler: AgentHandler =
+    summarize === undefined
+      ? deps.agent.handler
+      : async (c) => {
+          const outcome = await deps.agent.handler(c);
+          await summarizeIfDue(memory, (request) => ctx.callModel(request), summarize);
+          return outcome;
+        };
+  const result = await runActivation(handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller });
   const carried = traceHeaders(element.headers);
 
   const failureBase = plan.failureBase ?? base;

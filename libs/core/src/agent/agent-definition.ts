@@ -1,5 +1,6 @@
 import type { AnyToolDefinition } from '../tools/tool-definition.js';
 import type { ActivationContext } from './activation-context.js';
+import type { MemoryPolicy } from './memory-policy.js';
 import type { Outcome } from './outcome.js';
 import type { SuspensionPolicy } from './suspension-policy.js';
 
@@ -29,6 +30,8 @@ export interface AgentDefinition {
   readonly tools?: readonly AnyToolDefinition[];
   /** How suspensions, deadlines and events arriving meanwhile behave. */
   readonly suspension?: SuspensionPolicy;
+  /** How working memory stays within its caps (compaction, summarizing). */
+  readonly memory?: MemoryPolicy;
 }
 
 /** The pattern every agent name must match (it is a NATS subject token and a KV key segment). */

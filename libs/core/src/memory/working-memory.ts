@@ -3,12 +3,13 @@
  * `MemoryBlobDoc` (invariant 1). Nothing here performs I/O or reads a clock; the activation's
  * frozen `nowMs` stamps every access, so a retry over the same committed blob stages the same
  * bytes. Sizes are accounted exactly and incrementally; the hard cap is enforced before a write
- * is staged, never after. Compaction, when it arrives, belongs in `admit` (before the refusal)
- * and in `noteSoftCap`.
+ * is staged, never after. A configured compactor runs before a write would be refused and once
+ * when the soft cap is first crossed; what it deletes is staged like any write.
  */
 import type { MemoryBlobDoc, MemoryEntryDoc } from '../actor/actor-document.js';
 import type { AppendOptions, WorkingMemoryApi } from '../agent/working-memory-api.js';
 import { canonicalJson, type JsonValue } from '../json/canonical-json.js';
+import type { Compactor } from './compactor.js';
 import { MemoryKindError } from './memory-kind-error.js';
 import { DEFAULT_RING_MAX_ITEMS, MEMORY_HARD_CAP_BYTES } from './memory-limits.js';
 import { MemoryOverflow } from './memory-overflow.js';
@@ -28,6 +29,11 @@ export interface WorkingMemoryOptions {
    * activation that makes the same write, so count it as "attempted", not "committed".
    */
   readonly onSoftCap?: () => void;
+  /**
+   * Frees room before a write would cross the hard cap, and once when the soft cap is first
+   * crossed. Absent: the strict contract (an over-cap write throws `MemoryOverflow`).
+   */
+  readonly compactor?: Compactor;
 }
 
 interface Slot {
@@ -73,8 +79,10 @@ export class WorkingMemory implements WorkingMemoryApi {
   private readonly hardCapBytes: number;
   private readonly softCapBytes: number;
   private readonly onSoftCap: (() => void) | undefined;
+  private readonly compactor: Compactor | undefined;
   private isDirty = false;
   private softCapReached = false;
+  private compacting = false;
 
   private constructor(slots: Map<string, Slot>, total: number, options: WorkingMemoryOptions) {
     this.slots = slots;
@@ -83,6 +91,7 @@ export class WorkingMemory implements WorkingMemoryApi {
     this.hardCapBytes = options.hardCapBytes ?? MEMORY_HARD_CAP_BYTES;
     this.softCapBytes = options.softCapBytes ?? Math.floor((this.hardCapBytes * 3) / 4);
     this.onSoftCap = options.onSoftCap;
+    this.compactor = options.compactor;
   }
 
   /**
@@ -262,9 +271,10 @@ export class WorkingMemory implements WorkingMemoryApi {
   }
 
   private write(key: string, value: Uint8Array): void {
-    const previous = this.slots.get(key);
     const sizeBytes = utf8Length(key) + value.length;
-    const prospective = this.total - (previous?.sizeBytes ?? 0) + sizeBytes;
+    const prospectiveSize = (): number => this.total - (this.slots.get(key)?.sizeBytes ?? 0) + sizeBytes;
+    if (prospectiveSize() > this.hardCapBytes) this.compact();
+    const prospective = prospectiveSize();
     this.admit(key, prospective);
     this.slots.delete(key);
     this.slots.set(key, { value, lastAccessMs: this.nowMs, sizeBytes });
@@ -283,6 +293,22 @@ export class WorkingMemory implements WorkingMemoryApi {
     // Flag first: a throwing callback must still not fire twice.
     this.softCapReached = true;
     this.onSoftCap?.();
+    this.compact();
+  }
+
+  /**
+   * Runs the compactor over a view that only deletes. Re-entrance is impossible (deletes never
+   * compact), and a compactor's exception propagates unchanged: the activation fails closed.
+   */
+  private compact(): void {
+    if (this.compactor === undefined || this.compacting) return;
+    this.compacting = true;
+    try {
+      // The compactor sees this memory through `CompactableMemory`: sizes, LRU keys, delete.
+      this.compactor.compact(this);
+    } finally {
+      this.compacting = false;
+    }
   }
 }
 
