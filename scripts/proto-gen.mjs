@@ -9,7 +9,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const sources = ['proto/nats_agents/v1/wire.proto', 'proto/nats_agents/v1/state.proto'];
+const sources = ['proto/nats_agents/v1/wire.proto', 'proto/nats_agents/v1/state.proto', 'proto/nats_agents/v1/longterm.proto'];
 const targetDir = join(root, 'libs/proto/src/generated');
 const check = process.argv.includes('--check');
 const outDir = check ? mkdtempSync(join(tmpdir(), 'proto-gen-')) : targetDir;

@@ -91,6 +91,7 @@ export { applyElement } from './actor/apply-element.js';
 export type { ApplyDeps, ApplyResult, ActivationReport, ActivationStatus } from './actor/apply-element.js';
 export { ActorRuntime, AgentNotHosted } from './actor/actor-runtime.js';
 export type { ActorRuntimeDeps, ElementScope, ProcessOutcome } from './actor/actor-runtime.js';
+export type { ElementRefusal, DirectElementScreen } from './actor/element-refusal.js';
 export type { ActorRuntimeObserver } from './actor/actor-runtime-observer.js';
 export { CommitConflict } from './actor/state-store.js';
 export type { StateStore, StoredActor } from './actor/state-store.js';
@@ -152,3 +153,10 @@ export { validateArguments } from './tools/validate-arguments.js';
 export { HMAC_SHA256, signingInput, signIntent, verifyIntent } from './signing/intent-signing.js';
 export type { SigningKey, VerificationResult } from './signing/intent-signing.js';
 export { intentExpired } from './signing/intent-expiry.js';
+
+// long-term memory tier
+export { encodeLongTermRecord, decodeLongTermRecord, isExpired, CURRENT_RECORD_SCHEMA_VERSION } from './longterm/long-term-record.js';
+export type { LongTermRecord } from './longterm/long-term-record.js';
+export { MemoryType, DEFAULT_RETENTION_MS, DEFAULT_MEMORY_TYPE, MEMORY_TYPE_PATTERN } from './longterm/memory-type.js';
+export { LongTermUnavailable } from './longterm/long-term-store.js';
+export type { LongTermStore, LongTermScope, SearchOptions } from './longterm/long-term-store.js';

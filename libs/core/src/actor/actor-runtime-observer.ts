@@ -1,3 +1,4 @@
+import type { ErrorReason } from '../vocabulary/error-reason.js';
 import type { ActivationReport } from './apply-element.js';
 
 /**
@@ -17,4 +18,6 @@ export interface ActorRuntimeObserver {
   retrying?(stateKey: string, error: Error, attempt: number, delayMs: number): void;
   /** Working memory crossed its soft cap. */
   softCap?(stateKey: string): void;
+  /** A direct element of an agent not hosted here was refused with a record and no commit. */
+  refused?(stateKey: string, reason: ErrorReason): void;
 }

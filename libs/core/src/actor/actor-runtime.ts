@@ -10,7 +10,9 @@ import { emptyActorDocument, type ActorDocument } from './actor-document.js';
 import type { ActorRuntimeObserver } from './actor-runtime-observer.js';
 import type { Addressing } from './addressing.js';
 import { applyElement, drainDeferred, needsDrain, type ActivationReport, type ApplyResult } from './apply-element.js';
+import { applyRefusal } from './apply-refusal.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
+import type { DirectElementScreen, ElementRefusal } from './element-refusal.js';
 import type { InboxElement } from './inbox-element.js';
 import type { OutboxPublisher } from './outbox-publisher.js';
 import { errorEntry, traceHeaders, type IntentSigner } from './outbox-entries.js';
@@ -44,6 +46,11 @@ export interface ActorRuntimeDeps {
   readonly signer?: IntentSigner;
   /** Keeps the partition's timer index in step with commits; absent = no durable timers. */
   readonly timerIndex?: TimerIndex;
+  /**
+   * The ingress rules for direct elements ({@link InboxElement.direct}); absent = direct elements
+   * are processed like forwarded ones (no validation, an unhosted agent is held).
+   */
+  readonly screenDirect?: DirectElementScreen;
 }
 
 /** Where an element is applied: its key, agent and the writer's epoch. */
@@ -63,6 +70,11 @@ export type ProcessOutcome =
   | { readonly kind: 'duplicate' }
   /** Nothing to do: ack. */
   | { readonly kind: 'noop' }
+  /**
+   * A direct element for an agent not hosted here: its error record is stored (under an id derived
+   * from the inbox sequence) and no state exists to commit to: ack.
+   */
+  | { readonly kind: 'refused'; readonly reason: ErrorReason }
   /** A newer owner wrote the key: do not ack; stop the partition. */
   | { readonly kind: 'fenced'; readonly storedEpoch: number }
   /** The scope's signal aborted before the element finished: do not ack (it will be redelivered). */
@@ -80,6 +92,14 @@ export type ProcessOutcome =
  * downstream by `Nats-Msg-Id`. Crash: nothing is acked before its commit and publish, so the
  * element comes back and takes the duplicate path.
  *
+ * Direct elements (published by a client straight into the lane) are first screened with the
+ * ingress rules (`screenDirect`). A refusal for a hosted agent is committed like any failure
+ * (`lastAppliedSeq` + one error record). A refusal for an agent not hosted here has no document to
+ * commit to: its record is published under the id `errorMessageId(agent, key, inboxSeq)` and the
+ * element is acked — the ack is the dedup mark, and a redelivery before it republishes the same id,
+ * which the errors stream drops inside its duplicate window. Forwarded elements of an unhosted
+ * agent are still held (deploy skew), never refused.
+ *
  * Callers must serialize elements per key (see `KeyMailbox`).
  */
 export class ActorRuntime {
@@ -93,11 +113,15 @@ export class ActorRuntime {
   async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
     let applied: ActivationReport | undefined;
     const owner: TimerOwner = { stateKey: scope.stateKey, agent: scope.agent, entityKey: element.entityKey };
+    const refusal = element.direct === true ? this.deps.screenDirect?.(element, scope.agent) : undefined;
     for (let attempt = 0; ; attempt += 1) {
       if (scope.signal.aborted) return { kind: 'abandoned' };
       try {
         const agent = this.deps.agents.get(scope.agent);
-        if (agent === undefined) throw new AgentNotHosted(`agent '${scope.agent}' is not hosted by this activator`);
+        if (agent === undefined) {
+          if (refusal !== undefined) return await this.refuseUnhosted(element, scope, refusal);
+          throw new AgentNotHosted(`agent '${scope.agent}' is not hosted by this activator`);
+        }
         const actor = await this.read(scope.stateKey);
         const deps = {
           agent,
@@ -111,7 +135,7 @@ export class ActorRuntime {
           onSoftCap: () => this.deps.observer?.softCap?.(scope.stateKey),
           ...(this.deps.signer ? { signer: this.deps.signer } : {}),
         };
-        let result: ApplyResult = await applyElement(actor?.doc, element, deps);
+        let result: ApplyResult = refusal === undefined ? await applyElement(actor?.doc, element, deps) : applyRefusal(actor?.doc, element, refusal, deps);
         if (result.kind === 'duplicate' && actor !== undefined) {
           const doc = actor.doc;
           const lastApplied = doc.lastAppliedSeq === element.inboxSeq;
@@ -173,6 +197,23 @@ export class ActorRuntime {
         await sleep(this.deps.timers, delayMs, scope.signal);
       }
     }
+  }
+
+  /**
+   * Publishes the refusal record of a direct element whose agent is not hosted here. No document
+   * is written: a state key per name a publisher mistyped would grow the bucket without bound, and
+   * nothing of an unknown agent needs to be remembered. A failed publish throws (retried in place).
+   */
+  private async refuseUnhosted(element: InboxElement, scope: ElementScope, refusal: ElementRefusal): Promise<ProcessOutcome> {
+    const record = errorEntry(
+      this.deps.addressing,
+      { agent: scope.agent, entityKey: element.entityKey, reason: refusal.reason, detail: refusal.detail, eventTimeMs: element.eventTimeMs },
+      element.inboxSeq,
+      traceHeaders(element.headers),
+    );
+    await this.deps.publisher.publish([record]);
+    this.deps.observer?.refused?.(scope.stateKey, refusal.reason);
+    return { kind: 'refused', reason: refusal.reason };
   }
 
   /** Forgets cached documents of keys matching `predicate` (a partition handed away). */

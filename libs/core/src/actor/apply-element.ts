@@ -64,7 +64,9 @@ export type ActivationStatus =
   /** A deadline re-requested approval. */
   | 'escalated'
   /** A deadline ended the suspension under the `drop` policy. */
-  | 'hitl_timeout';
+  | 'hitl_timeout'
+  /** A direct element failed the ingress rules; only its error record was committed. */
+  | 'refused';
 
 /** What the step did, for telemetry. */
 export interface ActivationReport {
@@ -428,7 +430,7 @@ function defer(state: ActorDocument, element: InboxElement, event: Uint8Array, d
  * the writer's epoch and an outbox holding one error record. Memory, cache, seq and continuation
  * stay exactly as `base` had them (invariant 1).
  */
-function recordFailure(
+export function recordFailure(
   base: ActorDocument,
   element: InboxElement,
   lastAppliedSeq: number,

@@ -54,4 +54,10 @@ export interface InboxElement {
   readonly payload: InboxPayload;
   /** Trace context and other carried headers. */
   readonly headers: readonly HeaderDoc[];
+  /**
+   * True for an event a client published straight into the inbox lane (`Agents-Direct`): no
+   * ingress validated it, so the runtime applies the ingress rules before the agent sees it, and
+   * an agent not hosted here is a publisher's mistake (an `unknown_agent` record), not deploy skew.
+   */
+  readonly direct?: boolean;
 }

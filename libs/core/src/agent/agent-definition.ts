@@ -20,6 +20,15 @@ export interface AgentDefinition {
   readonly handler: AgentHandler;
   /** Checked at ingress; a rejection is an error record, not an activation. */
   readonly validateEvent?: EventValidator;
+  /**
+   * Hot-key sharding: ingress rewrites each event's key `k` to `k#i`, `i` derived from the event
+   * bytes (`shardKey` in `#routing`), so one busy logical key is served by this many actors in
+   * parallel. A positive integer. ONLY for memory-free agents: every shard has its own working
+   * memory, replay cache, seq and suspension, and events of one logical key are ordered only
+   * within their shard. Tool results and approvals address the shard their intent was minted on
+   * and are never re-sharded. Absent: keys are used as published.
+   */
+  readonly shards?: number;
   /** Overrides the activator's activation timeout for this agent (ms). */
   readonly timeoutMs?: number;
   /**

@@ -7,6 +7,7 @@
 import type { ActorDocument, OutboxEntryDoc } from '../actor/actor-document.js';
 import { ActorRuntime, type ElementScope, type ProcessOutcome } from '../actor/actor-runtime.js';
 import type { BackoffPolicy } from '../actor/backoff.js';
+import type { DirectElementScreen } from '../actor/element-refusal.js';
 import { decodeErrorRecord, type ErrorRecordFields } from '../actor/error-record.js';
 import type { InboxElement } from '../actor/inbox-element.js';
 import type { IntentSigner } from '../actor/outbox-entries.js';
@@ -39,6 +40,8 @@ export interface HarnessOptions {
   readonly signer?: IntentSigner;
   /** Receives the timer index hooks (absent: no durable timers). */
   readonly timerIndex?: TimerIndex;
+  /** Screens direct elements (absent: direct elements are not validated). */
+  readonly screenDirect?: DirectElementScreen;
 }
 
 const utf8 = new TextEncoder();
@@ -77,6 +80,7 @@ export class ActorHarness {
       observer: this.observer,
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.timerIndex ? { timerIndex: options.timerIndex } : {}),
+      ...(options.screenDirect ? { screenDirect: options.screenDirect } : {}),
     });
   }
 

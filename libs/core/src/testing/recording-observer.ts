@@ -4,6 +4,7 @@
  */
 import type { ActivationReport } from '../actor/apply-element.js';
 import type { ActorRuntimeObserver } from '../actor/actor-runtime-observer.js';
+import type { ErrorReason } from '../vocabulary/error-reason.js';
 
 /** One observer call, tagged by the hook that received it. */
 export type ObservedNotice =
@@ -12,7 +13,8 @@ export type ObservedNotice =
   | { readonly type: 'conflict'; readonly stateKey: string }
   | { readonly type: 'fenced'; readonly stateKey: string; readonly storedEpoch: number; readonly ownEpoch: number }
   | { readonly type: 'retrying'; readonly stateKey: string; readonly error: Error; readonly attempt: number; readonly delayMs: number }
-  | { readonly type: 'softCap'; readonly stateKey: string };
+  | { readonly type: 'softCap'; readonly stateKey: string }
+  | { readonly type: 'refused'; readonly stateKey: string; readonly reason: ErrorReason };
 
 /** Keeps every notice in `notices`, in the order the runtime reported them. */
 export class RecordingObserver implements ActorRuntimeObserver {
@@ -35,6 +37,9 @@ export class RecordingObserver implements ActorRuntimeObserver {
   }
   softCap(stateKey: string): void {
     this.notices.push({ type: 'softCap', stateKey });
+  }
+  refused(stateKey: string, reason: ErrorReason): void {
+    this.notices.push({ type: 'refused', stateKey, reason });
   }
 
   /** The notices of one type, narrowed. */

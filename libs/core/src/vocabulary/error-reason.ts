@@ -18,13 +18,13 @@ export const ErrorReason = {
   TtlWipedSuspension: 'ttl_wiped_suspension',
   /** An event arrived while the key's deferred-event queue was full. The key is suspended too long for its traffic. */
   DeferredOverflow: 'deferred_overflow',
-  /** Ingress: the message could not be read (bad subject shape, header or body). Fix the publisher. */
+  /** Ingress (or the activator, for a direct publish): the message could not be read (bad subject shape, header or body) or the agent's validateEvent refused it. Fix the publisher. */
   MalformedInput: 'malformed_input',
-  /** Ingress: no agent of that name is deployed. Check AGENTS_MODULES or the subject. */
+  /** Ingress (or the activator, for a direct publish): no agent of that name is deployed. Check AGENTS_MODULES or the subject. */
   UnknownAgent: 'unknown_agent',
-  /** Ingress: the entity key is empty, too long or not canonically encoded. Fix the publisher's key. */
+  /** Ingress (or the activator, for a direct publish): the entity key is empty, too long or not canonically encoded. Fix the publisher's key. */
   KeyInvalid: 'key_invalid',
-  /** Ingress: the payload is larger than the configured limit. Shrink the event or raise the limit. */
+  /** Ingress (or the activator, for a direct publish): the payload is larger than the configured limit. Shrink the event or raise the limit. */
   PayloadTooLarge: 'payload_too_large',
   /** Effector: an intent failed signature verification and was never executed. Check signing keys. */
   BadSignature: 'bad_signature',

@@ -20,6 +20,8 @@ export const HeaderName = {
   Agent: 'Agents-Agent',
   /** The activation seq that produced an output or intent. */
   Seq: 'Agents-Seq',
+  /** Present on an event a client published straight into the inbox lane: the activator validates it as ingress would. */
+  Direct: 'Agents-Direct',
   /** W3C trace context. */
   Traceparent: 'traceparent',
   /** W3C trace state. */

@@ -2399,5 +2399,335 @@ export namespace nats_agents {
               $unknowns?: Uint8Array[];
             };
         }
+
+        /**
+         * Properties of a LongTermRecord.
+         * @deprecated Use nats_agents.v1.LongTermRecord.$Properties instead.
+         */
+        interface ILongTermRecord extends nats_agents.v1.LongTermRecord.$Properties {
+        }
+
+        /** Represents a LongTermRecord. */
+        class LongTermRecord {
+
+            /**
+             * Constructs a new LongTermRecord.
+             * @param [properties] Properties to set
+             */
+            constructor(properties?: nats_agents.v1.LongTermRecord.$Properties);
+
+            /** Unknown fields preserved while decoding when enabled */
+            $unknowns?: Uint8Array[];
+
+            /** LongTermRecord recordSchemaVersion. */
+            recordSchemaVersion: number;
+
+            /** LongTermRecord entityKey. */
+            entityKey: Uint8Array;
+
+            /** LongTermRecord agent. */
+            agent: string;
+
+            /** LongTermRecord key. */
+            key: string;
+
+            /** LongTermRecord value. */
+            value: Uint8Array;
+
+            /** LongTermRecord seq. */
+            seq: number;
+
+            /** LongTermRecord updatedAtMs. */
+            updatedAtMs: number;
+
+            /** LongTermRecord type. */
+            type: string;
+
+            /** LongTermRecord expiresAtMs. */
+            expiresAtMs: number;
+
+            /** LongTermRecord supersededBy. */
+            supersededBy: string;
+
+            /** LongTermRecord supersededAtMs. */
+            supersededAtMs: number;
+
+            /** LongTermRecord confidence. */
+            confidence: number;
+
+            /**
+             * Creates a new LongTermRecord instance using the specified properties.
+             * @param [properties] Properties to set
+             * @returns LongTermRecord instance
+             */
+            static create(properties: nats_agents.v1.LongTermRecord.$Shape): nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape;
+            static create(properties?: nats_agents.v1.LongTermRecord.$Properties): nats_agents.v1.LongTermRecord;
+
+            /**
+             * Encodes the specified LongTermRecord message. Does not implicitly {@link nats_agents.v1.LongTermRecord.verify|verify} messages.
+             * @param message LongTermRecord message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encode(message: nats_agents.v1.LongTermRecord.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Encodes the specified LongTermRecord message, length delimited. Does not implicitly {@link nats_agents.v1.LongTermRecord.verify|verify} messages.
+             * @param message LongTermRecord message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encodeDelimited(message: nats_agents.v1.LongTermRecord.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Decodes a LongTermRecord message from the specified reader or buffer.
+             * @param reader Reader or buffer to decode from
+             * @param [length] Message length if known beforehand
+             * @returns {nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape} LongTermRecord
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape;
+
+            /**
+             * Decodes a LongTermRecord message from the specified reader or buffer, length delimited.
+             * @param reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape} LongTermRecord
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape;
+
+            /**
+             * Verifies a LongTermRecord message.
+             * @param message Plain object to verify
+             * @returns `null` if valid, otherwise the reason why it is not
+             */
+            static verify(message: { [k: string]: any }): (string|null);
+
+            /**
+             * Creates a LongTermRecord message from a plain object. Also converts values to their respective internal types.
+             * @param object Plain object
+             * @returns LongTermRecord
+             */
+            static fromObject(object: { [k: string]: any }): nats_agents.v1.LongTermRecord;
+
+            /**
+             * Creates a plain object from a LongTermRecord message. Also converts values to other types if specified.
+             * @param message LongTermRecord
+             * @param [options] Conversion options
+             * @returns Plain object
+             */
+            static toObject(message: nats_agents.v1.LongTermRecord, options?: $protobuf.IConversionOptions): { [k: string]: any };
+
+            /**
+             * Converts this LongTermRecord to JSON.
+             * @returns JSON object
+             */
+            toJSON(): { [k: string]: any };
+
+            /**
+             * Gets the type url for LongTermRecord
+             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns The type url
+             */
+            static getTypeUrl(prefix?: string): string;
+        }
+
+        namespace LongTermRecord {
+
+            /** Properties of a LongTermRecord. */
+            interface $Properties {
+
+                /** LongTermRecord recordSchemaVersion */
+                recordSchemaVersion?: (number|null);
+
+                /** LongTermRecord entityKey */
+                entityKey?: (Uint8Array|null);
+
+                /** LongTermRecord agent */
+                agent?: (string|null);
+
+                /** LongTermRecord key */
+                key?: (string|null);
+
+                /** LongTermRecord value */
+                value?: (Uint8Array|null);
+
+                /** LongTermRecord seq */
+                seq?: (number|null);
+
+                /** LongTermRecord updatedAtMs */
+                updatedAtMs?: (number|null);
+
+                /** LongTermRecord type */
+                type?: (string|null);
+
+                /** LongTermRecord expiresAtMs */
+                expiresAtMs?: (number|null);
+
+                /** LongTermRecord supersededBy */
+                supersededBy?: (string|null);
+
+                /** LongTermRecord supersededAtMs */
+                supersededAtMs?: (number|null);
+
+                /** LongTermRecord confidence */
+                confidence?: (number|null);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+            }
+
+            /** Shape of a LongTermRecord. */
+            type $Shape = nats_agents.v1.LongTermRecord.$Properties;
+        }
+
+        /**
+         * Properties of an ErasureAudit.
+         * @deprecated Use nats_agents.v1.ErasureAudit.$Properties instead.
+         */
+        interface IErasureAudit extends nats_agents.v1.ErasureAudit.$Properties {
+        }
+
+        /** Represents an ErasureAudit. */
+        class ErasureAudit {
+
+            /**
+             * Constructs a new ErasureAudit.
+             * @param [properties] Properties to set
+             */
+            constructor(properties?: nats_agents.v1.ErasureAudit.$Properties);
+
+            /** Unknown fields preserved while decoding when enabled */
+            $unknowns?: Uint8Array[];
+
+            /** ErasureAudit requestId. */
+            requestId: string;
+
+            /** ErasureAudit entityKeySha256. */
+            entityKeySha256: string;
+
+            /** ErasureAudit requestedAtMs. */
+            requestedAtMs: number;
+
+            /** ErasureAudit completedAtMs. */
+            completedAtMs: number;
+
+            /** ErasureAudit erased. */
+            erased: string[];
+
+            /** ErasureAudit requestedBy. */
+            requestedBy: string;
+
+            /**
+             * Creates a new ErasureAudit instance using the specified properties.
+             * @param [properties] Properties to set
+             * @returns ErasureAudit instance
+             */
+            static create(properties: nats_agents.v1.ErasureAudit.$Shape): nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape;
+            static create(properties?: nats_agents.v1.ErasureAudit.$Properties): nats_agents.v1.ErasureAudit;
+
+            /**
+             * Encodes the specified ErasureAudit message. Does not implicitly {@link nats_agents.v1.ErasureAudit.verify|verify} messages.
+             * @param message ErasureAudit message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encode(message: nats_agents.v1.ErasureAudit.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Encodes the specified ErasureAudit message, length delimited. Does not implicitly {@link nats_agents.v1.ErasureAudit.verify|verify} messages.
+             * @param message ErasureAudit message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encodeDelimited(message: nats_agents.v1.ErasureAudit.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Decodes an ErasureAudit message from the specified reader or buffer.
+             * @param reader Reader or buffer to decode from
+             * @param [length] Message length if known beforehand
+             * @returns {nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape} ErasureAudit
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape;
+
+            /**
+             * Decodes an ErasureAudit message from the specified reader or buffer, length delimited.
+             * @param reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape} ErasureAudit
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape;
+
+            /**
+             * Verifies an ErasureAudit message.
+             * @param message Plain object to verify
+             * @returns `null` if valid, otherwise the reason why it is not
+             */
+            static verify(message: { [k: string]: any }): (string|null);
+
+            /**
+             * Creates an ErasureAudit message from a plain object. Also converts values to their respective internal types.
+             * @param object Plain object
+             * @returns ErasureAudit
+             */
+            static fromObject(object: { [k: string]: any }): nats_agents.v1.ErasureAudit;
+
+            /**
+             * Creates a plain object from an ErasureAudit message. Also converts values to other types if specified.
+             * @param message ErasureAudit
+             * @param [options] Conversion options
+             * @returns Plain object
+             */
+            static toObject(message: nats_agents.v1.ErasureAudit, options?: $protobuf.IConversionOptions): { [k: string]: any };
+
+            /**
+             * Converts this ErasureAudit to JSON.
+             * @returns JSON object
+             */
+            toJSON(): { [k: string]: any };
+
+            /**
+             * Gets the type url for ErasureAudit
+             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns The type url
+             */
+            static getTypeUrl(prefix?: string): string;
+        }
+
+        namespace ErasureAudit {
+
+            /** Properties of an ErasureAudit. */
+            interface $Properties {
+
+                /** ErasureAudit requestId */
+                requestId?: (string|null);
+
+                /** ErasureAudit entityKeySha256 */
+                entityKeySha256?: (string|null);
+
+                /** ErasureAudit requestedAtMs */
+                requestedAtMs?: (number|null);
+
+                /** ErasureAudit completedAtMs */
+                completedAtMs?: (number|null);
+
+                /** ErasureAudit erased */
+                erased?: (string[]|null);
+
+                /** ErasureAudit requestedBy */
+                requestedBy?: (string|null);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+            }
+
+            /** Shape of an ErasureAudit. */
+            type $Shape = nats_agents.v1.ErasureAudit.$Properties;
+        }
     }
 }

@@ -3,7 +3,7 @@ import $protobuf from "protobufjs/minimal.js";
 
 // Common aliases
 const $Reader = $protobuf.Reader, $Writer = $protobuf.Writer, $util = $protobuf.util;
-const $Object = $util.global.Object, $undefined = $util.global.undefined, $Error = $util.global.Error, $RangeError = $util.global.RangeError, $TypeError = $util.global.TypeError, $Number = $util.global.Number, $parseInt = $util.global.parseInt, $String = $util.global.String, $Array = $util.global.Array, $BigInt = $util.global.BigInt, $Boolean = $util.global.Boolean;
+const $Object = $util.global.Object, $undefined = $util.global.undefined, $Error = $util.global.Error, $RangeError = $util.global.RangeError, $TypeError = $util.global.TypeError, $Number = $util.global.Number, $parseInt = $util.global.parseInt, $String = $util.global.String, $Array = $util.global.Array, $BigInt = $util.global.BigInt, $Boolean = $util.global.Boolean, $isFinite = $util.global.isFinite;
 
 // Exported root namespace
 const $root = $protobuf.roots["default"] || ($protobuf.roots["default"] = {});
@@ -7366,6 +7366,1149 @@ export const nats_agents = $root.nats_agents = (() => {
             };
 
             return ActorState;
+        })();
+
+        v1.LongTermRecord = (function() {
+
+            /**
+             * Properties of a LongTermRecord.
+             * @typedef {Object} nats_agents.v1.LongTermRecord.$Properties
+             * @property {number|null} [recordSchemaVersion] LongTermRecord recordSchemaVersion
+             * @property {Uint8Array|null} [entityKey] LongTermRecord entityKey
+             * @property {string|null} [agent] LongTermRecord agent
+             * @property {string|null} [key] LongTermRecord key
+             * @property {Uint8Array|null} [value] LongTermRecord value
+             * @property {number|null} [seq] LongTermRecord seq
+             * @property {number|null} [updatedAtMs] LongTermRecord updatedAtMs
+             * @property {string|null} [type] LongTermRecord type
+             * @property {number|null} [expiresAtMs] LongTermRecord expiresAtMs
+             * @property {string|null} [supersededBy] LongTermRecord supersededBy
+             * @property {number|null} [supersededAtMs] LongTermRecord supersededAtMs
+             * @property {number|null} [confidence] LongTermRecord confidence
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+
+            /**
+             * Properties of a LongTermRecord.
+             * @memberof nats_agents.v1
+             * @interface ILongTermRecord
+             * @augments nats_agents.v1.LongTermRecord.$Properties
+             * @deprecated Use nats_agents.v1.LongTermRecord.$Properties instead.
+             */
+
+            /**
+             * Shape of a LongTermRecord.
+             * @typedef {nats_agents.v1.LongTermRecord.$Properties} nats_agents.v1.LongTermRecord.$Shape
+             */
+
+            /**
+             * Constructs a new LongTermRecord.
+             * @memberof nats_agents.v1
+             * @classdesc Represents a LongTermRecord.
+             * @constructor
+             * @param {nats_agents.v1.LongTermRecord.$Properties=} [properties] Properties to set
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+            const LongTermRecord = function (properties) {
+                if (properties)
+                    for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                            this[keys[i]] = properties[keys[i]];
+            };
+
+            /**
+             * LongTermRecord recordSchemaVersion.
+             * @member {number} recordSchemaVersion
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.recordSchemaVersion = 0;
+
+            /**
+             * LongTermRecord entityKey.
+             * @member {Uint8Array} entityKey
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.entityKey = $util.newBuffer([]);
+
+            /**
+             * LongTermRecord agent.
+             * @member {string} agent
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.agent = "";
+
+            /**
+             * LongTermRecord key.
+             * @member {string} key
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.key = "";
+
+            /**
+             * LongTermRecord value.
+             * @member {Uint8Array} value
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.value = $util.newBuffer([]);
+
+            /**
+             * LongTermRecord seq.
+             * @member {number} seq
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.seq = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * LongTermRecord updatedAtMs.
+             * @member {number} updatedAtMs
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.updatedAtMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * LongTermRecord type.
+             * @member {string} type
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.type = "";
+
+            /**
+             * LongTermRecord expiresAtMs.
+             * @member {number} expiresAtMs
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.expiresAtMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * LongTermRecord supersededBy.
+             * @member {string} supersededBy
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.supersededBy = "";
+
+            /**
+             * LongTermRecord supersededAtMs.
+             * @member {number} supersededAtMs
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.supersededAtMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * LongTermRecord confidence.
+             * @member {number} confidence
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             */
+            LongTermRecord.prototype.confidence = 0;
+
+            /**
+             * Creates a new LongTermRecord instance using the specified properties.
+             * @function create
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {nats_agents.v1.LongTermRecord.$Properties=} [properties] Properties to set
+             * @returns {nats_agents.v1.LongTermRecord} LongTermRecord instance
+             * @type {{
+             *   (properties: nats_agents.v1.LongTermRecord.$Shape): nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape;
+             *   (properties?: nats_agents.v1.LongTermRecord.$Properties): nats_agents.v1.LongTermRecord;
+             * }}
+             */
+            LongTermRecord.create = function(properties) {
+                return new LongTermRecord(properties);
+            };
+
+            /**
+             * Encodes the specified LongTermRecord message. Does not implicitly {@link nats_agents.v1.LongTermRecord.verify|verify} messages.
+             * @function encode
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {nats_agents.v1.LongTermRecord.$Properties} message LongTermRecord message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            LongTermRecord.encode = function (message, writer, _depth) {
+                if (!writer)
+                    writer = $Writer.create();
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                if (message.recordSchemaVersion != null && $Object.hasOwnProperty.call(message, "recordSchemaVersion") && message.recordSchemaVersion !== 0)
+                    writer.uint32(/* id 1, wireType 0 =*/8).uint32(message.recordSchemaVersion);
+                if (message.entityKey != null && $Object.hasOwnProperty.call(message, "entityKey") && message.entityKey.length)
+                    writer.uint32(/* id 2, wireType 2 =*/18).bytes(message.entityKey);
+                if (message.agent != null && $Object.hasOwnProperty.call(message, "agent") && message.agent !== "")
+                    writer.uint32(/* id 3, wireType 2 =*/26).string(message.agent);
+                if (message.key != null && $Object.hasOwnProperty.call(message, "key") && message.key !== "")
+                    writer.uint32(/* id 4, wireType 2 =*/34).string(message.key);
+                if (message.value != null && $Object.hasOwnProperty.call(message, "value") && message.value.length)
+                    writer.uint32(/* id 5, wireType 2 =*/42).bytes(message.value);
+                if (message.seq != null && $Object.hasOwnProperty.call(message, "seq") && (typeof message.seq === "object" ? message.seq.low || message.seq.high : message.seq !== 0))
+                    writer.uint32(/* id 6, wireType 0 =*/48).int64(message.seq);
+                if (message.updatedAtMs != null && $Object.hasOwnProperty.call(message, "updatedAtMs") && (typeof message.updatedAtMs === "object" ? message.updatedAtMs.low || message.updatedAtMs.high : message.updatedAtMs !== 0))
+                    writer.uint32(/* id 7, wireType 0 =*/56).int64(message.updatedAtMs);
+                if (message.type != null && $Object.hasOwnProperty.call(message, "type") && message.type !== "")
+                    writer.uint32(/* id 8, wireType 2 =*/66).string(message.type);
+                if (message.expiresAtMs != null && $Object.hasOwnProperty.call(message, "expiresAtMs") && (typeof message.expiresAtMs === "object" ? message.expiresAtMs.low || message.expiresAtMs.high : message.expiresAtMs !== 0))
+                    writer.uint32(/* id 9, wireType 0 =*/72).int64(message.expiresAtMs);
+                if (message.supersededBy != null && $Object.hasOwnProperty.call(message, "supersededBy") && message.supersededBy !== "")
+                    writer.uint32(/* id 10, wireType 2 =*/82).string(message.supersededBy);
+                if (message.supersededAtMs != null && $Object.hasOwnProperty.call(message, "supersededAtMs") && (typeof message.supersededAtMs === "object" ? message.supersededAtMs.low || message.supersededAtMs.high : message.supersededAtMs !== 0))
+                    writer.uint32(/* id 11, wireType 0 =*/88).int64(message.supersededAtMs);
+                if (message.confidence != null && $Object.hasOwnProperty.call(message, "confidence") && !$Object.is(message.confidence, 0))
+                    writer.uint32(/* id 12, wireType 1 =*/97).double(message.confidence);
+                if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                    for (let i = 0; i < message.$unknowns.length; ++i)
+                        writer.raw(message.$unknowns[i]);
+                return writer;
+            };
+
+            /**
+             * Encodes the specified LongTermRecord message, length delimited. Does not implicitly {@link nats_agents.v1.LongTermRecord.verify|verify} messages.
+             * @function encodeDelimited
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {nats_agents.v1.LongTermRecord.$Properties} message LongTermRecord message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            LongTermRecord.encodeDelimited = function(message, writer) {
+                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
+            };
+
+            /**
+             * Decodes a LongTermRecord message from the specified reader or buffer.
+             * @function decode
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @param {number} [length] Message length if known beforehand
+             * @returns {nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape} LongTermRecord
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            LongTermRecord.decode = function (reader, length, _end, _depth, _target) {
+                if (!(reader instanceof $Reader))
+                    reader = $Reader.create(reader);
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $Reader.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let end, message, value;
+                if (length === $undefined)
+                    end = reader.len;
+                else {
+                    end = reader.pos + length;
+                    if (end > reader.len)
+                        throw $RangeError("index out of range");
+                    length = reader.len;
+                    reader.len = end;
+                }
+                message = _target || new $root.nats_agents.v1.LongTermRecord();
+                while (reader.pos < end) {
+                    let start = reader.pos;
+                    let tag = reader.tag();
+                    if (tag === _end) {
+                        _end = $undefined;
+                        break;
+                    }
+                    let wireType = tag & 7;
+                    switch (tag >>>= 3) {
+                    case 1: {
+                            if (wireType !== 0)
+                                break;
+                            if (value = reader.uint32())
+                                message.recordSchemaVersion = value;
+                            else
+                                delete message.recordSchemaVersion;
+                            continue;
+                        }
+                    case 2: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.bytes()).length)
+                                message.entityKey = value;
+                            else
+                                delete message.entityKey;
+                            continue;
+                        }
+                    case 3: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.agent = value;
+                            else
+                                delete message.agent;
+                            continue;
+                        }
+                    case 4: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.key = value;
+                            else
+                                delete message.key;
+                            continue;
+                        }
+                    case 5: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.bytes()).length)
+                                message.value = value;
+                            else
+                                delete message.value;
+                            continue;
+                        }
+                    case 6: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.seq = value;
+                            else
+                                delete message.seq;
+                            continue;
+                        }
+                    case 7: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.updatedAtMs = value;
+                            else
+                                delete message.updatedAtMs;
+                            continue;
+                        }
+                    case 8: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.type = value;
+                            else
+                                delete message.type;
+                            continue;
+                        }
+                    case 9: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.expiresAtMs = value;
+                            else
+                                delete message.expiresAtMs;
+                            continue;
+                        }
+                    case 10: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.supersededBy = value;
+                            else
+                                delete message.supersededBy;
+                            continue;
+                        }
+                    case 11: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.supersededAtMs = value;
+                            else
+                                delete message.supersededAtMs;
+                            continue;
+                        }
+                    case 12: {
+                            if (wireType !== 1)
+                                break;
+                            if (!$Object.is(value = reader.double(), 0))
+                                message.confidence = value;
+                            else
+                                delete message.confidence;
+                            continue;
+                        }
+                    }
+                    reader.skipType(wireType, _depth, tag);
+                    if (!reader.discardUnknown) {
+                        $util.makeProp(message, "$unknowns", false);
+                        (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                    }
+                }
+                if (length !== $undefined) {
+                    if (reader.pos !== end)
+                        throw $RangeError("index out of range");
+                    reader.len = length;
+                }
+                if (_end !== $undefined)
+                    throw $Error("missing end group");
+                return message;
+            };
+
+            /**
+             * Decodes a LongTermRecord message from the specified reader or buffer, length delimited.
+             * @function decodeDelimited
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.LongTermRecord & nats_agents.v1.LongTermRecord.$Shape} LongTermRecord
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            LongTermRecord.decodeDelimited = function(reader) {
+                if (!(reader instanceof $Reader))
+                    reader = new $Reader(reader);
+                return this.decode(reader, reader.size());
+            };
+
+            /**
+             * Verifies a LongTermRecord message.
+             * @function verify
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {Object.<string,*>} message Plain object to verify
+             * @returns {string|null} `null` if valid, otherwise the reason why it is not
+             */
+            LongTermRecord.verify = function (message, _depth) {
+                if (typeof message !== "object" || message === null)
+                    return "object expected";
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    return "max depth exceeded";
+                if (message.recordSchemaVersion != null && $Object.hasOwnProperty.call(message, "recordSchemaVersion"))
+                    if (!$util.isInteger(message.recordSchemaVersion))
+                        return "recordSchemaVersion: integer expected";
+                if (message.entityKey != null && $Object.hasOwnProperty.call(message, "entityKey"))
+                    if (!(message.entityKey && typeof message.entityKey.length === "number" || $util.isString(message.entityKey)))
+                        return "entityKey: buffer expected";
+                if (message.agent != null && $Object.hasOwnProperty.call(message, "agent"))
+                    if (!$util.isString(message.agent))
+                        return "agent: string expected";
+                if (message.key != null && $Object.hasOwnProperty.call(message, "key"))
+                    if (!$util.isString(message.key))
+                        return "key: string expected";
+                if (message.value != null && $Object.hasOwnProperty.call(message, "value"))
+                    if (!(message.value && typeof message.value.length === "number" || $util.isString(message.value)))
+                        return "value: buffer expected";
+                if (message.seq != null && $Object.hasOwnProperty.call(message, "seq"))
+                    if (!$util.isInteger(message.seq) && !(message.seq && $util.isInteger(message.seq.low) && $util.isInteger(message.seq.high)))
+                        return "seq: integer|Long expected";
+                if (message.updatedAtMs != null && $Object.hasOwnProperty.call(message, "updatedAtMs"))
+                    if (!$util.isInteger(message.updatedAtMs) && !(message.updatedAtMs && $util.isInteger(message.updatedAtMs.low) && $util.isInteger(message.updatedAtMs.high)))
+                        return "updatedAtMs: integer|Long expected";
+                if (message.type != null && $Object.hasOwnProperty.call(message, "type"))
+                    if (!$util.isString(message.type))
+                        return "type: string expected";
+                if (message.expiresAtMs != null && $Object.hasOwnProperty.call(message, "expiresAtMs"))
+                    if (!$util.isInteger(message.expiresAtMs) && !(message.expiresAtMs && $util.isInteger(message.expiresAtMs.low) && $util.isInteger(message.expiresAtMs.high)))
+                        return "expiresAtMs: integer|Long expected";
+                if (message.supersededBy != null && $Object.hasOwnProperty.call(message, "supersededBy"))
+                    if (!$util.isString(message.supersededBy))
+                        return "supersededBy: string expected";
+                if (message.supersededAtMs != null && $Object.hasOwnProperty.call(message, "supersededAtMs"))
+                    if (!$util.isInteger(message.supersededAtMs) && !(message.supersededAtMs && $util.isInteger(message.supersededAtMs.low) && $util.isInteger(message.supersededAtMs.high)))
+                        return "supersededAtMs: integer|Long expected";
+                if (message.confidence != null && $Object.hasOwnProperty.call(message, "confidence"))
+                    if (typeof message.confidence !== "number")
+                        return "confidence: number expected";
+                return null;
+            };
+
+            /**
+             * Creates a LongTermRecord message from a plain object. Also converts values to their respective internal types.
+             * @function fromObject
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {Object.<string,*>} object Plain object
+             * @returns {nats_agents.v1.LongTermRecord} LongTermRecord
+             */
+            LongTermRecord.fromObject = function (object, _depth) {
+                if (object instanceof $root.nats_agents.v1.LongTermRecord)
+                    return object;
+                if (!$util.isObject(object))
+                    throw $TypeError(".nats_agents.v1.LongTermRecord: object expected");
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let message = new $root.nats_agents.v1.LongTermRecord();
+                if (object.recordSchemaVersion != null)
+                    if ($Number(object.recordSchemaVersion) !== 0)
+                        message.recordSchemaVersion = object.recordSchemaVersion >>> 0;
+                if (object.entityKey != null)
+                    if (object.entityKey.length)
+                        if (typeof object.entityKey === "string")
+                            $util.base64.decode(object.entityKey, message.entityKey = $util.newBuffer($util.base64.length(object.entityKey)), 0);
+                        else if (object.entityKey.length >= 0)
+                            message.entityKey = object.entityKey;
+                if (object.agent != null)
+                    if (typeof object.agent !== "string" || object.agent.length)
+                        message.agent = $String(object.agent);
+                if (object.key != null)
+                    if (typeof object.key !== "string" || object.key.length)
+                        message.key = $String(object.key);
+                if (object.value != null)
+                    if (object.value.length)
+                        if (typeof object.value === "string")
+                            $util.base64.decode(object.value, message.value = $util.newBuffer($util.base64.length(object.value)), 0);
+                        else if (object.value.length >= 0)
+                            message.value = object.value;
+                if (object.seq != null)
+                    if (typeof object.seq === "object" ? object.seq.low || object.seq.high : $Number(object.seq) !== 0)
+                        if ($util.Long)
+                            message.seq = $util.Long.fromValue(object.seq, false);
+                        else if (typeof object.seq === "string")
+                            message.seq = $parseInt(object.seq, 10);
+                        else if (typeof object.seq === "number")
+                            message.seq = object.seq;
+                        else if (typeof object.seq === "object")
+                            message.seq = new $util.LongBits(object.seq.low >>> 0, object.seq.high >>> 0).toNumber();
+                if (object.updatedAtMs != null)
+                    if (typeof object.updatedAtMs === "object" ? object.updatedAtMs.low || object.updatedAtMs.high : $Number(object.updatedAtMs) !== 0)
+                        if ($util.Long)
+                            message.updatedAtMs = $util.Long.fromValue(object.updatedAtMs, false);
+                        else if (typeof object.updatedAtMs === "string")
+                            message.updatedAtMs = $parseInt(object.updatedAtMs, 10);
+                        else if (typeof object.updatedAtMs === "number")
+                            message.updatedAtMs = object.updatedAtMs;
+                        else if (typeof object.updatedAtMs === "object")
+                            message.updatedAtMs = new $util.LongBits(object.updatedAtMs.low >>> 0, object.updatedAtMs.high >>> 0).toNumber();
+                if (object.type != null)
+                    if (typeof object.type !== "string" || object.type.length)
+                        message.type = $String(object.type);
+                if (object.expiresAtMs != null)
+                    if (typeof object.expiresAtMs === "object" ? object.expiresAtMs.low || object.expiresAtMs.high : $Number(object.expiresAtMs) !== 0)
+                        if ($util.Long)
+                            message.expiresAtMs = $util.Long.fromValue(object.expiresAtMs, false);
+                        else if (typeof object.expiresAtMs === "string")
+                            message.expiresAtMs = $parseInt(object.expiresAtMs, 10);
+                        else if (typeof object.expiresAtMs === "number")
+                            message.expiresAtMs = object.expiresAtMs;
+                        else if (typeof object.expiresAtMs === "object")
+                            message.expiresAtMs = new $util.LongBits(object.expiresAtMs.low >>> 0, object.expiresAtMs.high >>> 0).toNumber();
+                if (object.supersededBy != null)
+                    if (typeof object.supersededBy !== "string" || object.supersededBy.length)
+                        message.supersededBy = $String(object.supersededBy);
+                if (object.supersededAtMs != null)
+                    if (typeof object.supersededAtMs === "object" ? object.supersededAtMs.low || object.supersededAtMs.high : $Number(object.supersededAtMs) !== 0)
+                        if ($util.Long)
+                            message.supersededAtMs = $util.Long.fromValue(object.supersededAtMs, false);
+                        else if (typeof object.supersededAtMs === "string")
+                            message.supersededAtMs = $parseInt(object.supersededAtMs, 10);
+                        else if (typeof object.supersededAtMs === "number")
+                            message.supersededAtMs = object.supersededAtMs;
+                        else if (typeof object.supersededAtMs === "object")
+                            message.supersededAtMs = new $util.LongBits(object.supersededAtMs.low >>> 0, object.supersededAtMs.high >>> 0).toNumber();
+                if (object.confidence != null)
+                    if (!$Object.is($Number(object.confidence), 0))
+                        message.confidence = $Number(object.confidence);
+                return message;
+            };
+
+            /**
+             * Creates a plain object from a LongTermRecord message. Also converts values to other types if specified.
+             * @function toObject
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {nats_agents.v1.LongTermRecord} message LongTermRecord
+             * @param {$protobuf.IConversionOptions} [options] Conversion options
+             * @returns {Object.<string,*>} Plain object
+             */
+            LongTermRecord.toObject = function (message, options, _depth) {
+                if (!options)
+                    options = {};
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let object = {};
+                if (options.defaults) {
+                    object.recordSchemaVersion = 0;
+                    if (options.bytes === $String)
+                        object.entityKey = "";
+                    else {
+                        object.entityKey = [];
+                        if (options.bytes !== $Array)
+                            object.entityKey = $util.newBuffer(object.entityKey);
+                    }
+                    object.agent = "";
+                    object.key = "";
+                    if (options.bytes === $String)
+                        object.value = "";
+                    else {
+                        object.value = [];
+                        if (options.bytes !== $Array)
+                            object.value = $util.newBuffer(object.value);
+                    }
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.seq = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.seq = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.updatedAtMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.updatedAtMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    object.type = "";
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.expiresAtMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.expiresAtMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    object.supersededBy = "";
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.supersededAtMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.supersededAtMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    object.confidence = 0;
+                }
+                if (message.recordSchemaVersion != null && $Object.hasOwnProperty.call(message, "recordSchemaVersion"))
+                    object.recordSchemaVersion = message.recordSchemaVersion;
+                if (message.entityKey != null && $Object.hasOwnProperty.call(message, "entityKey"))
+                    object.entityKey = options.bytes === $String ? $util.base64.encode(message.entityKey, 0, message.entityKey.length) : options.bytes === $Array ? $Array.prototype.slice.call(message.entityKey) : message.entityKey;
+                if (message.agent != null && $Object.hasOwnProperty.call(message, "agent"))
+                    object.agent = message.agent;
+                if (message.key != null && $Object.hasOwnProperty.call(message, "key"))
+                    object.key = message.key;
+                if (message.value != null && $Object.hasOwnProperty.call(message, "value"))
+                    object.value = options.bytes === $String ? $util.base64.encode(message.value, 0, message.value.length) : options.bytes === $Array ? $Array.prototype.slice.call(message.value) : message.value;
+                if (message.seq != null && $Object.hasOwnProperty.call(message, "seq"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.seq = typeof message.seq === "number" ? $BigInt(message.seq) : $util.Long.fromBits(message.seq.low >>> 0, message.seq.high >>> 0, false).toBigInt();
+                    else if (typeof message.seq === "number")
+                        object.seq = options.longs === $String ? $String(message.seq) : message.seq;
+                    else
+                        object.seq = options.longs === $String ? $util.Long.prototype.toString.call(message.seq) : options.longs === $Number ? new $util.LongBits(message.seq.low >>> 0, message.seq.high >>> 0).toNumber() : message.seq;
+                if (message.updatedAtMs != null && $Object.hasOwnProperty.call(message, "updatedAtMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.updatedAtMs = typeof message.updatedAtMs === "number" ? $BigInt(message.updatedAtMs) : $util.Long.fromBits(message.updatedAtMs.low >>> 0, message.updatedAtMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.updatedAtMs === "number")
+                        object.updatedAtMs = options.longs === $String ? $String(message.updatedAtMs) : message.updatedAtMs;
+                    else
+                        object.updatedAtMs = options.longs === $String ? $util.Long.prototype.toString.call(message.updatedAtMs) : options.longs === $Number ? new $util.LongBits(message.updatedAtMs.low >>> 0, message.updatedAtMs.high >>> 0).toNumber() : message.updatedAtMs;
+                if (message.type != null && $Object.hasOwnProperty.call(message, "type"))
+                    object.type = message.type;
+                if (message.expiresAtMs != null && $Object.hasOwnProperty.call(message, "expiresAtMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.expiresAtMs = typeof message.expiresAtMs === "number" ? $BigInt(message.expiresAtMs) : $util.Long.fromBits(message.expiresAtMs.low >>> 0, message.expiresAtMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.expiresAtMs === "number")
+                        object.expiresAtMs = options.longs === $String ? $String(message.expiresAtMs) : message.expiresAtMs;
+                    else
+                        object.expiresAtMs = options.longs === $String ? $util.Long.prototype.toString.call(message.expiresAtMs) : options.longs === $Number ? new $util.LongBits(message.expiresAtMs.low >>> 0, message.expiresAtMs.high >>> 0).toNumber() : message.expiresAtMs;
+                if (message.supersededBy != null && $Object.hasOwnProperty.call(message, "supersededBy"))
+                    object.supersededBy = message.supersededBy;
+                if (message.supersededAtMs != null && $Object.hasOwnProperty.call(message, "supersededAtMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.supersededAtMs = typeof message.supersededAtMs === "number" ? $BigInt(message.supersededAtMs) : $util.Long.fromBits(message.supersededAtMs.low >>> 0, message.supersededAtMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.supersededAtMs === "number")
+                        object.supersededAtMs = options.longs === $String ? $String(message.supersededAtMs) : message.supersededAtMs;
+                    else
+                        object.supersededAtMs = options.longs === $String ? $util.Long.prototype.toString.call(message.supersededAtMs) : options.longs === $Number ? new $util.LongBits(message.supersededAtMs.low >>> 0, message.supersededAtMs.high >>> 0).toNumber() : message.supersededAtMs;
+                if (message.confidence != null && $Object.hasOwnProperty.call(message, "confidence"))
+                    object.confidence = options.json && !$isFinite(message.confidence) ? $String(message.confidence) : message.confidence;
+                return object;
+            };
+
+            /**
+             * Converts this LongTermRecord to JSON.
+             * @function toJSON
+             * @memberof nats_agents.v1.LongTermRecord
+             * @instance
+             * @returns {Object.<string,*>} JSON object
+             */
+            LongTermRecord.prototype.toJSON = function() {
+                return LongTermRecord.toObject(this, $protobuf.util.toJSONOptions);
+            };
+
+            /**
+             * Gets the type url for LongTermRecord
+             * @function getTypeUrl
+             * @memberof nats_agents.v1.LongTermRecord
+             * @static
+             * @param {string} [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns {string} The type url
+             */
+            LongTermRecord.getTypeUrl = function(prefix) {
+                if (prefix === $undefined)
+                    prefix = "type.googleapis.com";
+                return prefix + "/nats_agents.v1.LongTermRecord";
+            };
+
+            return LongTermRecord;
+        })();
+
+        v1.ErasureAudit = (function() {
+
+            /**
+             * Properties of an ErasureAudit.
+             * @typedef {Object} nats_agents.v1.ErasureAudit.$Properties
+             * @property {string|null} [requestId] ErasureAudit requestId
+             * @property {string|null} [entityKeySha256] ErasureAudit entityKeySha256
+             * @property {number|null} [requestedAtMs] ErasureAudit requestedAtMs
+             * @property {number|null} [completedAtMs] ErasureAudit completedAtMs
+             * @property {Array.<string>|null} [erased] ErasureAudit erased
+             * @property {string|null} [requestedBy] ErasureAudit requestedBy
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+
+            /**
+             * Properties of an ErasureAudit.
+             * @memberof nats_agents.v1
+             * @interface IErasureAudit
+             * @augments nats_agents.v1.ErasureAudit.$Properties
+             * @deprecated Use nats_agents.v1.ErasureAudit.$Properties instead.
+             */
+
+            /**
+             * Shape of an ErasureAudit.
+             * @typedef {nats_agents.v1.ErasureAudit.$Properties} nats_agents.v1.ErasureAudit.$Shape
+             */
+
+            /**
+             * Constructs a new ErasureAudit.
+             * @memberof nats_agents.v1
+             * @classdesc Represents an ErasureAudit.
+             * @constructor
+             * @param {nats_agents.v1.ErasureAudit.$Properties=} [properties] Properties to set
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+            const ErasureAudit = function (properties) {
+                this.erased = [];
+                if (properties)
+                    for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                            this[keys[i]] = properties[keys[i]];
+            };
+
+            /**
+             * ErasureAudit requestId.
+             * @member {string} requestId
+             * @memberof nats_agents.v1.ErasureAudit
+             * @instance
+             */
+            ErasureAudit.prototype.requestId = "";
+
+            /**
+             * ErasureAudit entityKeySha256.
+             * @member {string} entityKeySha256
+             * @memberof nats_agents.v1.ErasureAudit
+             * @instance
+             */
+            ErasureAudit.prototype.entityKeySha256 = "";
+
+            /**
+             * ErasureAudit requestedAtMs.
+             * @member {number} requestedAtMs
+             * @memberof nats_agents.v1.ErasureAudit
+             * @instance
+             */
+            ErasureAudit.prototype.requestedAtMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * ErasureAudit completedAtMs.
+             * @member {number} completedAtMs
+             * @memberof nats_agents.v1.ErasureAudit
+             * @instance
+             */
+            ErasureAudit.prototype.completedAtMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * ErasureAudit erased.
+             * @member {Array.<string>} erased
+             * @memberof nats_agents.v1.ErasureAudit
+             * @instance
+             */
+            ErasureAudit.prototype.erased = $util.emptyArray;
+
+            /**
+             * ErasureAudit requestedBy.
+             * @member {string} requestedBy
+             * @memberof nats_agents.v1.ErasureAudit
+             * @instance
+             */
+            ErasureAudit.prototype.requestedBy = "";
+
+            /**
+             * Creates a new ErasureAudit instance using the specified properties.
+             * @function create
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {nats_agents.v1.ErasureAudit.$Properties=} [properties] Properties to set
+             * @returns {nats_agents.v1.ErasureAudit} ErasureAudit instance
+             * @type {{
+             *   (properties: nats_agents.v1.ErasureAudit.$Shape): nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape;
+             *   (properties?: nats_agents.v1.ErasureAudit.$Properties): nats_agents.v1.ErasureAudit;
+             * }}
+             */
+            ErasureAudit.create = function(properties) {
+                return new ErasureAudit(properties);
+            };
+
+            /**
+             * Encodes the specified ErasureAudit message. Does not implicitly {@link nats_agents.v1.ErasureAudit.verify|verify} messages.
+             * @function encode
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {nats_agents.v1.ErasureAudit.$Properties} message ErasureAudit message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            ErasureAudit.encode = function (message, writer, _depth) {
+                if (!writer)
+                    writer = $Writer.create();
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                if (message.requestId != null && $Object.hasOwnProperty.call(message, "requestId") && message.requestId !== "")
+                    writer.uint32(/* id 1, wireType 2 =*/10).string(message.requestId);
+                if (message.entityKeySha256 != null && $Object.hasOwnProperty.call(message, "entityKeySha256") && message.entityKeySha256 !== "")
+                    writer.uint32(/* id 2, wireType 2 =*/18).string(message.entityKeySha256);
+                if (message.requestedAtMs != null && $Object.hasOwnProperty.call(message, "requestedAtMs") && (typeof message.requestedAtMs === "object" ? message.requestedAtMs.low || message.requestedAtMs.high : message.requestedAtMs !== 0))
+                    writer.uint32(/* id 3, wireType 0 =*/24).int64(message.requestedAtMs);
+                if (message.completedAtMs != null && $Object.hasOwnProperty.call(message, "completedAtMs") && (typeof message.completedAtMs === "object" ? message.completedAtMs.low || message.completedAtMs.high : message.completedAtMs !== 0))
+                    writer.uint32(/* id 4, wireType 0 =*/32).int64(message.completedAtMs);
+                if (message.erased != null && message.erased.length)
+                    for (let i = 0; i < message.erased.length; ++i)
+                        writer.uint32(/* id 5, wireType 2 =*/42).string(message.erased[i]);
+                if (message.requestedBy != null && $Object.hasOwnProperty.call(message, "requestedBy") && message.requestedBy !== "")
+                    writer.uint32(/* id 6, wireType 2 =*/50).string(message.requestedBy);
+                if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                    for (let i = 0; i < message.$unknowns.length; ++i)
+                        writer.raw(message.$unknowns[i]);
+                return writer;
+            };
+
+            /**
+             * Encodes the specified ErasureAudit message, length delimited. Does not implicitly {@link nats_agents.v1.ErasureAudit.verify|verify} messages.
+             * @function encodeDelimited
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {nats_agents.v1.ErasureAudit.$Properties} message ErasureAudit message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            ErasureAudit.encodeDelimited = function(message, writer) {
+                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
+            };
+
+            /**
+             * Decodes an ErasureAudit message from the specified reader or buffer.
+             * @function decode
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @param {number} [length] Message length if known beforehand
+             * @returns {nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape} ErasureAudit
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            ErasureAudit.decode = function (reader, length, _end, _depth, _target) {
+                if (!(reader instanceof $Reader))
+                    reader = $Reader.create(reader);
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $Reader.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let end, message, value;
+                if (length === $undefined)
+                    end = reader.len;
+                else {
+                    end = reader.pos + length;
+                    if (end > reader.len)
+                        throw $RangeError("index out of range");
+                    length = reader.len;
+                    reader.len = end;
+                }
+                message = _target || new $root.nats_agents.v1.ErasureAudit();
+                while (reader.pos < end) {
+                    let start = reader.pos;
+                    let tag = reader.tag();
+                    if (tag === _end) {
+                        _end = $undefined;
+                        break;
+                    }
+                    let wireType = tag & 7;
+                    switch (tag >>>= 3) {
+                    case 1: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.requestId = value;
+                            else
+                                delete message.requestId;
+                            continue;
+                        }
+                    case 2: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.entityKeySha256 = value;
+                            else
+                                delete message.entityKeySha256;
+                            continue;
+                        }
+                    case 3: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.requestedAtMs = value;
+                            else
+                                delete message.requestedAtMs;
+                            continue;
+                        }
+                    case 4: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.completedAtMs = value;
+                            else
+                                delete message.completedAtMs;
+                            continue;
+                        }
+                    case 5: {
+                            if (wireType !== 2)
+                                break;
+                            if (!(message.erased && message.erased.length))
+                                message.erased = [];
+                            message.erased.push(reader.stringVerify());
+                            continue;
+                        }
+                    case 6: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.requestedBy = value;
+                            else
+                                delete message.requestedBy;
+                            continue;
+                        }
+                    }
+                    reader.skipType(wireType, _depth, tag);
+                    if (!reader.discardUnknown) {
+                        $util.makeProp(message, "$unknowns", false);
+                        (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                    }
+                }
+                if (length !== $undefined) {
+                    if (reader.pos !== end)
+                        throw $RangeError("index out of range");
+                    reader.len = length;
+                }
+                if (_end !== $undefined)
+                    throw $Error("missing end group");
+                return message;
+            };
+
+            /**
+             * Decodes an ErasureAudit message from the specified reader or buffer, length delimited.
+             * @function decodeDelimited
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.ErasureAudit & nats_agents.v1.ErasureAudit.$Shape} ErasureAudit
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            ErasureAudit.decodeDelimited = function(reader) {
+                if (!(reader instanceof $Reader))
+                    reader = new $Reader(reader);
+                return this.decode(reader, reader.size());
+            };
+
+            /**
+             * Verifies an ErasureAudit message.
+             * @function verify
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {Object.<string,*>} message Plain object to verify
+             * @returns {string|null} `null` if valid, otherwise the reason why it is not
+             */
+            ErasureAudit.verify = function (message, _depth) {
+                if (typeof message !== "object" || message === null)
+                    return "object expected";
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    return "max depth exceeded";
+                if (message.requestId != null && $Object.hasOwnProperty.call(message, "requestId"))
+                    if (!$util.isString(message.requestId))
+                        return "requestId: string expected";
+                if (message.entityKeySha256 != null && $Object.hasOwnProperty.call(message, "entityKeySha256"))
+                    if (!$util.isString(message.entityKeySha256))
+                        return "entityKeySha256: string expected";
+                if (message.requestedAtMs != null && $Object.hasOwnProperty.call(message, "requestedAtMs"))
+                    if (!$util.isInteger(message.requestedAtMs) && !(message.requestedAtMs && $util.isInteger(message.requestedAtMs.low) && $util.isInteger(message.requestedAtMs.high)))
+                        return "requestedAtMs: integer|Long expected";
+                if (message.completedAtMs != null && $Object.hasOwnProperty.call(message, "completedAtMs"))
+                    if (!$util.isInteger(message.completedAtMs) && !(message.completedAtMs && $util.isInteger(message.completedAtMs.low) && $util.isInteger(message.completedAtMs.high)))
+                        return "completedAtMs: integer|Long expected";
+                if (message.erased != null && $Object.hasOwnProperty.call(message, "erased")) {
+                    if (!$Array.isArray(message.erased))
+                        return "erased: array expected";
+                    for (let i = 0; i < message.erased.length; ++i)
+                        if (!$util.isString(message.erased[i]))
+                            return "erased: string[] expected";
+                }
+                if (message.requestedBy != null && $Object.hasOwnProperty.call(message, "requestedBy"))
+                    if (!$util.isString(message.requestedBy))
+                        return "requestedBy: string expected";
+                return null;
+            };
+
+            /**
+             * Creates an ErasureAudit message from a plain object. Also converts values to their respective internal types.
+             * @function fromObject
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {Object.<string,*>} object Plain object
+             * @returns {nats_agents.v1.ErasureAudit} ErasureAudit
+             */
+            ErasureAudit.fromObject = function (object, _depth) {
+                if (object instanceof $root.nats_agents.v1.ErasureAudit)
+                    return object;
+                if (!$util.isObject(object))
+                    throw $TypeError(".nats_agents.v1.ErasureAudit: object expected");
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let message = new $root.nats_agents.v1.ErasureAudit();
+                if (object.requestId != null)
+                    if (typeof object.requestId !== "string" || object.requestId.length)
+                        message.requestId = $String(object.requestId);
+                if (object.entityKeySha256 != null)
+                    if (typeof object.entityKeySha256 !== "string" || object.entityKeySha256.length)
+                        message.entityKeySha256 = $String(object.entityKeySha256);
+                if (object.requestedAtMs != null)
+                    if (typeof object.requestedAtMs === "object" ? object.requestedAtMs.low || object.requestedAtMs.high : $Number(object.requestedAtMs) !== 0)
+                        if ($util.Long)
+                            message.requestedAtMs = $util.Long.fromValue(object.requestedAtMs, false);
+                        else if (typeof object.requestedAtMs === "string")
+                            message.requestedAtMs = $parseInt(object.requestedAtMs, 10);
+                        else if (typeof object.requestedAtMs === "number")
+                            message.requestedAtMs = object.requestedAtMs;
+                        else if (typeof object.requestedAtMs === "object")
+                            message.requestedAtMs = new $util.LongBits(object.requestedAtMs.low >>> 0, object.requestedAtMs.high >>> 0).toNumber();
+                if (object.completedAtMs != null)
+                    if (typeof object.completedAtMs === "object" ? object.completedAtMs.low || object.completedAtMs.high : $Number(object.completedAtMs) !== 0)
+                        if ($util.Long)
+                            message.completedAtMs = $util.Long.fromValue(object.completedAtMs, false);
+                        else if (typeof object.completedAtMs === "string")
+                            message.completedAtMs = $parseInt(object.completedAtMs, 10);
+                        else if (typeof object.completedAtMs === "number")
+                            message.completedAtMs = object.completedAtMs;
+                        else if (typeof object.completedAtMs === "object")
+                            message.completedAtMs = new $util.LongBits(object.completedAtMs.low >>> 0, object.completedAtMs.high >>> 0).toNumber();
+                if (object.erased) {
+                    if (!$Array.isArray(object.erased))
+                        throw $TypeError(".nats_agents.v1.ErasureAudit.erased: array expected");
+                    message.erased = $Array(object.erased.length);
+                    for (let i = 0; i < object.erased.length; ++i)
+                        message.erased[i] = $String(object.erased[i]);
+                }
+                if (object.requestedBy != null)
+                    if (typeof object.requestedBy !== "string" || object.requestedBy.length)
+                        message.requestedBy = $String(object.requestedBy);
+                return message;
+            };
+
+            /**
+             * Creates a plain object from an ErasureAudit message. Also converts values to other types if specified.
+             * @function toObject
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {nats_agents.v1.ErasureAudit} message ErasureAudit
+             * @param {$protobuf.IConversionOptions} [options] Conversion options
+             * @returns {Object.<string,*>} Plain object
+             */
+            ErasureAudit.toObject = function (message, options, _depth) {
+                if (!options)
+                    options = {};
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let object = {};
+                if (options.arrays || options.defaults)
+                    object.erased = [];
+                if (options.defaults) {
+                    object.requestId = "";
+                    object.entityKeySha256 = "";
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.requestedAtMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.requestedAtMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.completedAtMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.completedAtMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    object.requestedBy = "";
+                }
+                if (message.requestId != null && $Object.hasOwnProperty.call(message, "requestId"))
+                    object.requestId = message.requestId;
+                if (message.entityKeySha256 != null && $Object.hasOwnProperty.call(message, "entityKeySha256"))
+                    object.entityKeySha256 = message.entityKeySha256;
+                if (message.requestedAtMs != null && $Object.hasOwnProperty.call(message, "requestedAtMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.requestedAtMs = typeof message.requestedAtMs === "number" ? $BigInt(message.requestedAtMs) : $util.Long.fromBits(message.requestedAtMs.low >>> 0, message.requestedAtMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.requestedAtMs === "number")
+                        object.requestedAtMs = options.longs === $String ? $String(message.requestedAtMs) : message.requestedAtMs;
+                    else
+                        object.requestedAtMs = options.longs === $String ? $util.Long.prototype.toString.call(message.requestedAtMs) : options.longs === $Number ? new $util.LongBits(message.requestedAtMs.low >>> 0, message.requestedAtMs.high >>> 0).toNumber() : message.requestedAtMs;
+                if (message.completedAtMs != null && $Object.hasOwnProperty.call(message, "completedAtMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.completedAtMs = typeof message.completedAtMs === "number" ? $BigInt(message.completedAtMs) : $util.Long.fromBits(message.completedAtMs.low >>> 0, message.completedAtMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.completedAtMs === "number")
+                        object.completedAtMs = options.longs === $String ? $String(message.completedAtMs) : message.completedAtMs;
+                    else
+                        object.completedAtMs = options.longs === $String ? $util.Long.prototype.toString.call(message.completedAtMs) : options.longs === $Number ? new $util.LongBits(message.completedAtMs.low >>> 0, message.completedAtMs.high >>> 0).toNumber() : message.completedAtMs;
+                if (message.erased && message.erased.length) {
+                    object.erased = $Array(message.erased.length);
+                    for (let j = 0; j < message.erased.length; ++j)
+                        object.erased[j] = message.erased[j];
+                }
+                if (message.requestedBy != null && $Object.hasOwnProperty.call(message, "requestedBy"))
+                    object.requestedBy = message.requestedBy;
+                return object;
+            };
+
+            /**
+             * Converts this ErasureAudit to JSON.
+             * @function toJSON
+             * @memberof nats_agents.v1.ErasureAudit
+             * @instance
+             * @returns {Object.<string,*>} JSON object
+             */
+            ErasureAudit.prototype.toJSON = function() {
+                return ErasureAudit.toObject(this, $protobuf.util.toJSONOptions);
+            };
+
+            /**
+             * Gets the type url for ErasureAudit
+             * @function getTypeUrl
+             * @memberof nats_agents.v1.ErasureAudit
+             * @static
+             * @param {string} [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns {string} The type url
+             */
+            ErasureAudit.getTypeUrl = function(prefix) {
+                if (prefix === $undefined)
+                    prefix = "type.googleapis.com";
+                return prefix + "/nats_agents.v1.ErasureAudit";
+            };
+
+            return ErasureAudit;
         })();
 
         return v1;
