@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { ActivationReport, ActorRuntimeObserver } from '#core';
+import type { ActivationReport, ActorRuntimeObserver, ErrorReason } from '#core';
 import type { RuntimeMetrics } from '#telemetry';
 
 /**
@@ -44,6 +44,12 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     this.metrics.retries.inc({ error: error.name });
     const log = attempt < 3 ? this.logger.debug.bind(this.logger) : this.logger.warn.bind(this.logger);
     log(`${stateKey} held (attempt ${attempt + 1}, next in ${delayMs} ms): ${error.name}: ${error.message}`);
+  }
+
+  refused(stateKey: string, reason: ErrorReason): void {
+    const agent = stateKey.slice(0, stateKey.indexOf('.'));
+    this.metrics.errorRecords.inc({ agent, reason });
+    this.logger.warn(`${stateKey}: direct element refused (${reason}); the agent is not hosted here, so nothing was committed`);
   }
 
   softCap(stateKey: string): void {

@@ -6,6 +6,7 @@ import { encodeKeyToken, type Topology } from '#routing';
 import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
 import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { directScreen } from './direct-screen.js';
 import { buildIntentSigner } from './intent-signer.factory.js';
 import { KvTimerIndex } from './kv-timer-index.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
@@ -65,6 +66,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       backoff: { baseMs: 100, maxMs: 30_000 },
       observer: new ActivatorObserver(this.metrics),
       timerIndex,
+      screenDirect: directScreen(this.agents, this.config.ingress),
       ...(signer ? { signer } : {}),
     });
 

@@ -1,8 +1,8 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { decodeInboxEnvelope, type InboxElement } from '#core';
+import { decodeInboxEnvelope, HeaderName, type InboxElement } from '#core';
 import type { InboxAddress, Topology } from '#routing';
 import { decodeKeyToken } from '#routing';
-import { fromMsgHdrs } from '#transport';
+import { fromMsgHdrs, headerValue } from '#transport';
 
 /** A decoded inbox message: where it belongs and what it carries. */
 export interface DecodedInboxMessage {
@@ -16,7 +16,10 @@ export type InboxRejection = { readonly problem: string };
 
 /**
  * Decodes an inbox message into the element the actor applies. The subject decides the key and
- * agent; the envelope must agree with it (a mismatch is a corrupt message, never guessed at).
+ * agent; the envelope must agree with it (a mismatch is a corrupt message, never guessed at). An
+ * `Agents-Direct` header marks an event a client published straight into the lane: the runtime
+ * then validates it as ingress would have. A direct message that is not a readable envelope of its
+ * subject is refused here like any other (the client library cannot produce one).
  */
 export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInboxMessage | InboxRejection {
   const address = topology.parseInboxSubject(msg.subject);
@@ -43,6 +46,7 @@ export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInbox
       eventTimeMs: envelope.eventTimeMs,
       payload: envelope.payload,
       headers: fromMsgHdrs(msg.headers),
+      ...(headerValue(msg.headers, HeaderName.Direct) !== undefined ? { direct: true } : {}),
     },
   };
 }

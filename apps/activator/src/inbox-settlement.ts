@@ -8,6 +8,8 @@ export type SettlementFollowUp = 'continue' | 'stop-partition';
  * The one place the activator maps outcomes to JetStream acknowledgements.
  * - applied / duplicate / noop: the element is durably reflected in state and its outbox is
  *   published, so `ack`.
+ * - refused: a direct element of an agent not hosted here; its error record is stored, and the
+ *   ack is what marks it done (a redelivery before the ack republishes the same record id).
  * - fenced: a newer owner holds the key; a stale owner acks nothing and gives the partition up.
  * - abandoned: the partition or process is stopping; leave it unacked so the next owner (which
  *   restarts from the ack floor) gets it.
@@ -18,6 +20,7 @@ export function settleInboxMessage(msg: JsMsg, outcome: ProcessOutcome): Settlem
     case 'applied':
     case 'duplicate':
     case 'noop':
+    case 'refused':
       msg.ack();
       return 'continue';
     case 'fenced':

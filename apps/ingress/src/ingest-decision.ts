@@ -3,16 +3,22 @@ import {
   HeaderName,
   encodeInboxEnvelope,
   type AgentDefinition,
+  type ElementRefusal,
   type HeaderDoc,
   type InboxPayload,
 } from '#core';
 import {
+  admitAgent,
   decodeKeyToken,
   encodeKeyToken,
+  eventRefusal,
   inboxKindOfLane,
   IngestLane,
+  keyRefusal,
+  payloadRefusal,
+  shardKey,
   UNNAMED_AGENT,
-  validateEntityKey,
+  type EventLimits,
   type Topology,
 } from '#routing';
 import { AnswerBodyError, decodeApprovalBody, decodeResultBody } from './answer-bodies.js';
@@ -26,11 +32,8 @@ export interface IngestInput {
   readonly ingestTimeMs: number;
 }
 
-/** The limits ingress enforces. */
-export interface IngestLimits {
-  readonly maxEventBytes: number;
-  readonly maxKeyBytes: number;
-}
+/** The limits ingress enforces (the same ones the activator enforces on direct events). */
+export type IngestLimits = EventLimits;
 
 /** What ingress does with one ingest message. */
 export type IngestDecision =
@@ -59,7 +62,10 @@ const carriedHeaders = new Set<string>([HeaderName.Traceparent, HeaderName.Trace
 /**
  * Validates one ingest message and decides where it goes. Pure: the same message always gets
  * the same decision, so a redelivery to ingress forwards (or refuses) identically. Checks, in
- * order: subject shape, known agent, key (header or subject token), size, event time, body.
+ * order: subject shape, known agent, key (header or subject token), size, event time, body. The
+ * agent, key, size and event-validator rules are `#routing`'s event admission, which the activator
+ * also applies to direct events. An event for an agent with `shards` is then forwarded to its
+ * shard key `key#i` (events only: results and approvals already name the shard they answer).
  */
 export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, AgentDefinition>, topology: Topology, limits: IngestLimits): IngestDecision {
   const header = (name: string): string | undefined => input.headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
@@ -68,11 +74,12 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   if (address === undefined) {
     return reject(UNNAMED_AGENT, EMPTY, ErrorReason.MalformedInput, `not an ingest subject: ${input.subject}`, fallbackTime);
   }
-  const agent = agents.get(address.agent);
-  if (agent === undefined) {
+  const admission = admitAgent(address.agent, agents);
+  if ('refusal' in admission) {
     const named = /^[a-z][a-z0-9_-]{0,63}$/.test(address.agent) ? address.agent : UNNAMED_AGENT;
-    return reject(named, EMPTY, ErrorReason.UnknownAgent, `no agent named '${address.agent}' is deployed`, fallbackTime);
+    return refuse(named, EMPTY, admission.refusal, fallbackTime);
   }
+  const agent = admission.agent;
 
   // The key: an explicit header (for keys that are awkward in subjects), else the subject token.
   let entityKey: Uint8Array;
@@ -83,8 +90,8 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
       return reject(agent.name, EMPTY, ErrorReason.KeyInvalid, `unknown ${HeaderName.KeyEncoding} '${encoding}'`, fallbackTime);
     }
     entityKey = encoding === 'base64' ? Buffer.from(keyHeader, 'base64') : new TextEncoder().encode(keyHeader);
-    const check = validateEntityKey(entityKey, { maxKeyBytes: limits.maxKeyBytes });
-    if (!check.ok) return reject(agent.name, EMPTY, ErrorReason.KeyInvalid, check.problem, fallbackTime);
+    const invalid = keyRefusal(entityKey, limits);
+    if (invalid !== undefined) return refuse(agent.name, EMPTY, invalid, fallbackTime);
     if (address.token !== '_' && address.token !== encodeKeyToken(entityKey)) {
       return reject(agent.name, entityKey, ErrorReason.KeyInvalid, `subject token '${address.token}' does not match the ${HeaderName.Key} header (use '_' or the key's token)`, fallbackTime);
     }
@@ -94,13 +101,12 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
     } catch (error) {
       return reject(agent.name, EMPTY, ErrorReason.KeyInvalid, (error as Error).message, fallbackTime);
     }
-    const check = validateEntityKey(entityKey, { maxKeyBytes: limits.maxKeyBytes });
-    if (!check.ok) return reject(agent.name, EMPTY, ErrorReason.KeyInvalid, check.problem, fallbackTime);
+    const invalid = keyRefusal(entityKey, limits);
+    if (invalid !== undefined) return refuse(agent.name, EMPTY, invalid, fallbackTime);
   }
 
-  if (input.data.length > limits.maxEventBytes) {
-    return reject(agent.name, entityKey, ErrorReason.PayloadTooLarge, `${input.data.length} bytes exceed the ${limits.maxEventBytes}-byte limit`, fallbackTime);
-  }
+  const tooLarge = payloadRefusal(input.data.length, limits);
+  if (tooLarge !== undefined) return refuse(agent.name, entityKey, tooLarge, fallbackTime);
 
   let eventTimeMs = fallbackTime;
   const eventTime = header(HeaderName.EventTime);
@@ -112,13 +118,19 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   }
 
   let payload: InboxPayload;
-  try {
-    payload = decodePayload(address.lane, input.data, entityKey, agent, header(HeaderName.ContentType));
-  } catch (error) {
-    if (error instanceof AnswerBodyError || error instanceof EventRejected) {
-      return reject(agent.name, entityKey, ErrorReason.MalformedInput, error.message, eventTimeMs);
+  if (address.lane === IngestLane.Events) {
+    const refused = eventRefusal(agent, input.data);
+    if (refused !== undefined) return refuse(agent.name, entityKey, refused, eventTimeMs);
+    payload = { kind: 'event', event: input.data };
+    // Hot keys: events only, after every check (a refusal names the key the publisher used).
+    if (agent.shards !== undefined) entityKey = shardKey(entityKey, agent.shards, input.data);
+  } else {
+    try {
+      payload = decodeAnswer(address.lane, input.data, entityKey, header(HeaderName.ContentType));
+    } catch (error) {
+      if (error instanceof AnswerBodyError) return reject(agent.name, entityKey, ErrorReason.MalformedInput, error.message, eventTimeMs);
+      throw error;
     }
-    throw error;
   }
 
   const token = encodeKeyToken(entityKey);
@@ -133,24 +145,9 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   };
 }
 
-class EventRejected extends Error {
-  override readonly name = 'EventRejected';
-}
-
-function decodePayload(lane: IngestLane, data: Uint8Array, entityKey: Uint8Array, agent: AgentDefinition, contentType: string | undefined): InboxPayload {
+/** The body of a tool result or approval; throws {@link AnswerBodyError}. */
+function decodeAnswer(lane: Exclude<IngestLane, typeof IngestLane.Events>, data: Uint8Array, entityKey: Uint8Array, contentType: string | undefined): InboxPayload {
   switch (lane) {
-    case IngestLane.Events: {
-      if (agent.validateEvent !== undefined) {
-        let problem: string | undefined;
-        try {
-          problem = agent.validateEvent(data);
-        } catch (error) {
-          problem = `event validator threw: ${(error as Error).message}`;
-        }
-        if (problem !== undefined) throw new EventRejected(problem);
-      }
-      return { kind: 'event', event: data };
-    }
     case IngestLane.Results:
       return { kind: 'result', result: decodeResultBody(data, entityKey, contentType) };
     case IngestLane.Approvals:
@@ -160,4 +157,8 @@ function decodePayload(lane: IngestLane, data: Uint8Array, entityKey: Uint8Array
 
 function reject(agent: string, entityKey: Uint8Array, reason: ErrorReason, detail: string, eventTimeMs: number): IngestDecision {
   return { kind: 'reject', agent, entityKey, reason, detail, eventTimeMs };
+}
+
+function refuse(agent: string, entityKey: Uint8Array, refusal: ElementRefusal, eventTimeMs: number): IngestDecision {
+  return reject(agent, entityKey, refusal.reason, refusal.detail, eventTimeMs);
 }

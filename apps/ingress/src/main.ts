@@ -5,7 +5,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { IngressModule } from './ingress.module.js';
 
-/** Starts ingress: the ingest consumer and the HTTP edge. SIGTERM drains in-flight forwards. */
+/**
+ * Starts an ingress replica: the HTTP edge always, the ingest consumer while it holds the ingest
+ * lease (one replica at a time). SIGTERM drains in-flight forwards, then hands the lease back.
+ */
 async function main(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(IngressModule, { bodyParser: false });
   const config = app.get<RuntimeConfig>(RUNTIME_CONFIG);

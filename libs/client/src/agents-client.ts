@@ -3,13 +3,14 @@ import { connect, headers as createHeaders, type NatsConnection, type Subscripti
 import {
   decodeErrorRecord,
   encodeApproval,
+  encodeInboxEnvelope,
   encodeToolResult,
   HeaderName,
   type ApprovalDoc,
   type ErrorRecordFields,
   type ToolResultDoc,
 } from '#core';
-import { createTopology, decodeKeyToken, encodeKeyToken, keyFromText, UNNAMED_AGENT, type Topology } from '#routing';
+import { createTopology, decodeKeyToken, encodeKeyToken, InboxKind, keyFromText, UNNAMED_AGENT, type Topology } from '#routing';
 
 /** How to reach a deployment. */
 export interface ClientOptions {
@@ -17,7 +18,12 @@ export interface ClientOptions {
   readonly url?: string;
   /** The deployment's subject prefix (default `agents`). */
   readonly prefix?: string;
-  /** The deployment's partition count (default 16); only needed for direct inbox publishing. */
+  /**
+   * The deployment's partition count (default 16); only needed for direct inbox publishing, and
+   * then it MUST equal the deployment's (`AGENTS_PARTITIONS`): with another value, direct events
+   * land on a partition their key does not belong to and are never applied (the activator
+   * terminates them, or no partition consumer sees them), with no error record.
+   */
   readonly partitions?: number;
   /** Connection name shown in server monitoring. */
   readonly name?: string;
@@ -28,7 +34,7 @@ export type EntityKey = string | Uint8Array;
 
 /** Options of an event publish. */
 export interface PublishOptions {
-  /** Event time in epoch ms (default: the ingest timestamp). */
+  /** Event time in epoch ms (default: the ingest timestamp; `Date.now()` for a direct publish). */
   readonly eventTimeMs?: number;
   /** Idempotency id: a republish with the same id inside the dedupe window is stored once. */
   readonly msgId?: string;
@@ -57,7 +63,8 @@ const utf8 = new TextDecoder();
 /**
  * The public client: publish events, tool results and approvals to a deployment, and read what
  * its agents produce. Every publish goes to the ingest stream, so it is validated by ingress
- * and ordered per key with everything else.
+ * and ordered per key with everything else — except {@link AgentsClient.publishDirect}, which
+ * writes an event straight into the key's inbox partition and is validated by the activator.
  */
 export class AgentsClient {
   readonly topology: Topology;
@@ -87,8 +94,43 @@ export class AgentsClient {
 
   /** Publishes an event for `key` to `agent`; resolves when the ingest stream stored it. */
   publishEvent(agent: string, key: EntityKey, payload: Uint8Array | string | object, options: PublishOptions = {}): Promise<PubAck> {
-    const body = payload instanceof Uint8Array ? payload : new TextEncoder().encode(typeof payload === 'string' ? payload : JSON.stringify(payload));
-    return this.publishTo(this.topology.events(agent, encodeKeyToken(toKey(key))), body, options);
+    return this.publishTo(this.topology.events(agent, encodeKeyToken(toKey(key))), toBody(payload), options);
+  }
+
+  /**
+   * Publishes an event straight into the key's inbox partition, skipping the ingress hop (one
+   * stream write and one consumer less per event). The activator applies the same rules ingress
+   * would (known agent, key, size, the agent's `validateEvent`) and answers a refusal with the same
+   * error record (`unknown_agent`, `key_invalid`, `payload_too_large`, `malformed_input`); a refused
+   * event never reaches the agent and never holds the key. Resolves when the inbox stream stored it.
+   *
+   * Ordering: direct events of a key are ordered with each other (one lane), but NOT with the
+   * key's events published through ingress, which reach the lane later. Do not mix both paths for
+   * one key when order matters. Hot-key sharding (`shards`) is applied by ingress only: publish to
+   * the shard key yourself (`shardKey`) for a sharded agent.
+   *
+   * Redelivery: with `msgId`, a republish inside the inbox's duplicate window is stored once;
+   * without it every call is a new event.
+   *
+   * @throws {RoutingError} when the agent name or key cannot be addressed at all (an empty key, an
+   * invalid agent name): such an event cannot be put into any lane.
+   * @example
+   * ```ts
+   * const client = await AgentsClient.connect({ partitions: 16 }); // the deployment's P
+   * await client.publishDirect('fraud-triage', 'user-1', { amount: 420 }, { msgId: 'txn-991' });
+   * ```
+   */
+  publishDirect(agent: string, key: EntityKey, payload: Uint8Array | string | object, options: PublishOptions = {}): Promise<PubAck> {
+    const entityKey = toKey(key);
+    const token = encodeKeyToken(entityKey);
+    const subject = this.topology.inbox(this.topology.partitionOf(token), agent, token, InboxKind.Event);
+    const eventTimeMs = Math.floor(options.eventTimeMs ?? Date.now());
+    const envelope = encodeInboxEnvelope({ entityKey, eventTimeMs, payload: { kind: 'event', event: toBody(payload) } });
+    const h = createHeaders();
+    h.set(HeaderName.Direct, '1');
+    h.set(HeaderName.EventTime, String(eventTimeMs));
+    if (options.traceparent !== undefined) h.set(HeaderName.Traceparent, options.traceparent);
+    return this.js.publish(subject, envelope, { headers: h, ...(options.msgId !== undefined ? { msgID: options.msgId } : {}) });
   }
 
   /** Publishes a tool result for `key` (normally the effector does this). */
@@ -159,6 +201,11 @@ export class AgentsClient {
 
 function toKey(key: EntityKey): Uint8Array {
   return typeof key === 'string' ? keyFromText(key) : key;
+}
+
+/** Event bytes: as given, UTF-8 of a string, or JSON of an object. */
+function toBody(payload: Uint8Array | string | object): Uint8Array {
+  return payload instanceof Uint8Array ? payload : new TextEncoder().encode(typeof payload === 'string' ? payload : JSON.stringify(payload));
 }
 
 function toOutput(subject: string, payload: Uint8Array, seq: string | undefined, msgId: string | undefined): OutputMessage {

@@ -4,4 +4,6 @@
  * read outputs and error records.
  */
 export { AgentsClient } from './agents-client.js';
+// Hot-key sharding, for publishers addressing a sharded agent directly and readers of its outputs.
+export { shardKey, unshardKey } from '#routing';
 export type { ClientOptions, EntityKey, PublishOptions, OutputMessage, ActivationAnswer } from './agents-client.js';

@@ -10,8 +10,9 @@ export class AgentModuleError extends Error {
 /**
  * Imports the operator's agent modules and collects every exported agent (the default export or
  * any named export shaped `{ name, handler }`). Relative paths resolve against `cwd`. Two agents
- * with one name, an invalid name, or a module without agents are errors: a service must not start
- * with an agent set that differs from what the operator wrote.
+ * with one name, an invalid name, a `shards` count that is not a positive integer, or a module
+ * without agents are errors: a service must not start with an agent set that differs from what
+ * the operator wrote.
  */
 export async function loadAgentModules(paths: readonly string[], cwd: string): Promise<Map<string, AgentDefinition>> {
   const agents = new Map<string, AgentDefinition>();
@@ -29,6 +30,9 @@ export async function loadAgentModules(paths: readonly string[], cwd: string): P
       if (exportName !== 'default' && module.default === value) continue;
       if (!AGENT_NAME_PATTERN.test(value.name)) {
         throw new AgentModuleError(`agent '${value.name}' in ${absolute} has an invalid name (it must match ${AGENT_NAME_PATTERN.source})`);
+      }
+      if (value.shards !== undefined && !(Number.isSafeInteger(value.shards) && value.shards >= 1)) {
+        throw new AgentModuleError(`agent '${value.name}' in ${absolute} has shards = ${String(value.shards)}; it must be a positive integer`);
       }
       const existing = agents.get(value.name);
       if (existing !== undefined && existing !== value) throw new AgentModuleError(`two agents are named '${value.name}' (second in ${absolute})`);

@@ -33,3 +33,12 @@ export class KeyTokenError extends RoutingError {
     this.offset = details.offset;
   }
 }
+
+/**
+ * A shard key that cannot be built or taken apart: a shard count that is not a positive integer,
+ * an empty key, or (from `unshardKey`) a key without exactly one canonical trailing `#<digits>`.
+ * Terminal: the same input fails the same way.
+ */
+export class ShardKeyError extends RoutingError {
+  override readonly name: string = 'ShardKeyError';
+}

@@ -1,8 +1,8 @@
 /**
  * @packageDocumentation
- * Routing: the canonical key token, the partition function and the topology of subjects, streams
- * and buckets every service and publisher derives its names from. Pure: no Nest, no NATS, no
- * environment, no clock, no randomness.
+ * Routing: the canonical key token, the partition function, hot-key sharding, the admission rules
+ * of an inbound event and the topology of subjects, streams and buckets every service and publisher
+ * derives its names from. Pure: no Nest, no NATS, no environment, no clock, no randomness.
  */
 
 // key token (the one encoding of an entity key)
@@ -18,6 +18,14 @@ export type { EntityKeyLimits, EntityKeyValidation } from './key-token.js';
 
 // partition function (matches the server's {{partition(P,1)}})
 export { partitionOf, assertPartitionCount, MAX_PARTITIONS } from './partition.js';
+
+// hot-key sharding (memory-free agents only)
+export { shardKey, unshardKey } from './shard-key.js';
+export type { UnshardedKey } from './shard-key.js';
+
+// admission rules of an inbound event (ingress and direct publishing)
+export { admitAgent, keyRefusal, payloadRefusal, eventRefusal, screenEvent } from './event-admission.js';
+export type { EventLimits, AgentAdmission, InboundEvent } from './event-admission.js';
 
 // vocabularies
 export { InboxKind, isInboxKind } from './inbox-kind.js';
@@ -37,4 +45,4 @@ export type {
 } from './topology.js';
 
 // errors
-export { RoutingError, KeyTokenError } from './errors.js';
+export { RoutingError, KeyTokenError, ShardKeyError } from './errors.js';

@@ -18,12 +18,16 @@ import { AGENT_NAME_PATTERN, type AgentDefinition } from '#core';
  *     return complete({ count });
  *   },
  * });
- * @throws TypeError when the name is not a valid agent name (it is a NATS subject token).
+ * @throws TypeError when the name is not a valid agent name (it is a NATS subject token), or
+ * `shards` (hot-key sharding, memory-free agents only) is not a positive integer.
  */
 export function defineAgent<const T extends AgentDefinition>(definition: T): T {
   if (!AGENT_NAME_PATTERN.test(definition.name)) {
     throw new TypeError(`agent name '${definition.name}' must match ${AGENT_NAME_PATTERN.source}`);
   }
   if (typeof definition.handler !== 'function') throw new TypeError(`agent '${definition.name}' needs a handler function`);
+  if (definition.shards !== undefined && !(Number.isSafeInteger(definition.shards) && definition.shards >= 1)) {
+    throw new TypeError(`agent '${definition.name}' has shards = ${String(definition.shards)}; it must be a positive integer`);
+  }
   return definition;
 }

@@ -9,7 +9,7 @@ import { ActorCache, type CachedActor } from './actor-cache.js';
 import { emptyActorDocument, type ActorDocument } from './actor-document.js';
 import type { ActorRuntimeObserver } from './actor-runtime-observer.js';
 import type { Addressing } from './addressing.js';
-import { applyElement, drainDeferred, needsDrain, type ActivationReport, type ApplyResult } from './apply-element.js';
+import { applyElement, drainDeferred, needsDrain, type ActivationReport, type ApplyDeps, type ApplyResult } from './apply-element.js';
 import { applyRefusal } from './apply-refusal.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import type { DirectElementScreen, ElementRefusal } from './element-refusal.js';
@@ -46,6 +46,8 @@ export interface ActorRuntimeDeps {
   readonly signer?: IntentSigner;
   /** Keeps the partition's timer index in step with commits; absent = no durable timers. */
   readonly timerIndex?: TimerIndex;
+  /** The long-term tier; staged saves are flushed to it before each commit. */
+  readonly longterm?: ApplyDeps['longterm'];
   /**
    * The ingress rules for direct elements ({@link InboxElement.direct}); absent = direct elements
    * are processed like forwarded ones (no validation, an unhosted agent is held).
@@ -134,8 +136,11 @@ export class ActorRuntime {
           activationTimeoutMs: this.deps.activationTimeoutMs,
           onSoftCap: () => this.deps.observer?.softCap?.(scope.stateKey),
           ...(this.deps.signer ? { signer: this.deps.signer } : {}),
+          ...(this.deps.longterm ? { longterm: this.deps.longterm } : {}),
         };
         let result: ApplyResult = refusal === undefined ? await applyElement(actor?.doc, element, deps) : applyRefusal(actor?.doc, element, refusal, deps);
+        // A drained (deferred) event's failure commit must still consume that event.
+        let drained = false;
         if (result.kind === 'duplicate' && actor !== undefined) {
           const doc = actor.doc;
           const lastApplied = doc.lastAppliedSeq === element.inboxSeq;
@@ -150,7 +155,10 @@ export class ActorRuntime {
           // the element is acknowledged (so a crash mid-drain resumes the drain on redelivery). Only
           // the last applied element drains: an older redelivery must not commit over an outbox that
           // may not be published yet.
-          if (lastApplied && needsDrain(doc)) result = await drainDeferred(doc, deps);
+          if (lastApplied && needsDrain(doc)) {
+            result = await drainDeferred(doc, deps);
+            drained = true;
+          }
         }
         switch (result.kind) {
           case 'noop':
@@ -166,7 +174,17 @@ export class ActorRuntime {
             this.deps.observer?.duplicate?.(scope.stateKey, element.inboxSeq);
             return { kind: 'duplicate' };
           case 'commit': {
-            const { next, bytes, report } = this.fitToLimit(actor?.doc, result.next, result.report, element, scope);
+            const before = drained && actor !== undefined ? { ...actor.doc, deferred: actor.doc.deferred.slice(1) } : actor?.doc;
+            let { next, bytes, report } = this.fitToLimit(before, result.next, result.report, element, scope);
+            // Long-term saves flush before the commit (seq-guarded, so a retry converges on the
+            // same rows); a flush failure fails the activation closed.
+            if (result.upserts !== undefined && result.upserts.length > 0 && this.deps.longterm !== undefined) {
+              try {
+                await this.deps.longterm.store.upsert(result.upserts);
+              } catch (thrown) {
+                ({ next, bytes, report } = this.failClosed(before, report, element, scope, `LongTermFlushFailed: ${ensureError(thrown).message}`));
+              }
+            }
             const timersChanged = !sameTimers(actor?.doc.timers ?? [], next.timers);
             if (timersChanged) await this.deps.timerIndex?.beforeCommit(owner, next.timers);
             const revision = await this.deps.store.commit(scope.stateKey, bytes, actor?.revision);
@@ -254,21 +272,23 @@ export class ActorRuntime {
   private fitToLimit(before: ActorDocument | undefined, next: ActorDocument, report: ActivationReport, element: InboxElement, scope: ElementScope): { next: ActorDocument; bytes: Uint8Array; report: ActivationReport } {
     const bytes = encodeActorDocument(next);
     if (bytes.length <= this.deps.maxDocumentBytes) return { next, bytes, report };
+    return this.failClosed(before, report, element, scope, `StateTooLarge: the state document would be ${bytes.length} bytes, over the ${this.deps.maxDocumentBytes}-byte limit`);
+  }
+
+  /**
+   * The failure commit replacing an activation that cannot be committed as it ran: the document
+   * before the element, plus `lastAppliedSeq`, the epoch and one `activation_error` record.
+   */
+  private failClosed(before: ActorDocument | undefined, report: ActivationReport, element: InboxElement, scope: ElementScope, detail: string): { next: ActorDocument; bytes: Uint8Array; report: ActivationReport } {
     const record = errorEntry(
       this.deps.addressing,
-      {
-        agent: scope.agent,
-        entityKey: element.entityKey,
-        reason: ErrorReason.ActivationError,
-        detail: `StateTooLarge: the state document would be ${bytes.length} bytes, over the ${this.deps.maxDocumentBytes}-byte limit`,
-        eventTimeMs: element.eventTimeMs,
-      },
+      { agent: scope.agent, entityKey: element.entityKey, reason: ErrorReason.ActivationError, detail, eventTimeMs: element.eventTimeMs },
       element.inboxSeq,
       traceHeaders(element.headers),
     );
     // Roll back to what was committed before this element; keep only the failure record.
     const base = before ?? emptyActorDocument(scope.agent, element.entityKey);
-    const failed: ActorDocument = { ...base, lastAppliedSeq: element.inboxSeq, ownerEpoch: scope.ownerEpoch, outbox: [record] };
+    const failed: ActorDocument = { ...base, lastAppliedSeq: Math.max(base.lastAppliedSeq, element.inboxSeq), ownerEpoch: scope.ownerEpoch, outbox: [record] };
     return {
       next: failed,
       bytes: encodeActorDocument(failed),

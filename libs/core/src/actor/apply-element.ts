@@ -16,6 +16,9 @@ import { DropOldestCompactor } from '../memory/drop-oldest-compactor.js';
 import { summarizeIfDue } from '../memory/summarize-compaction.js';
 import { WorkingMemory } from '../memory/working-memory.js';
 import type { ModelProvider } from '../model/model-request.js';
+import type { LongTermRecord } from '../longterm/long-term-record.js';
+import type { LongTermStore } from '../longterm/long-term-store.js';
+import { StagedLongTerm } from '../longterm/staged-long-term.js';
 import { ReplayCache } from '../replay/replay-cache.js';
 import type { Timers } from '../time/clock.js';
 import { ErrorReason } from '../vocabulary/error-reason.js';
@@ -50,6 +53,12 @@ export interface ApplyDeps {
   readonly onSoftCap?: () => void;
   /** Signs intents as they are published (the activator's signing key); absent = unsigned. */
   readonly signer?: IntentSigner;
+  /** The long-term tier (absent: `ctx.memory.longterm` throws `LongTermNotConfigured`). */
+  readonly longterm?: {
+    readonly store: LongTermStore;
+    /** Retention per memory type in ms, overriding the defaults. */
+    readonly retentionMs?: Readonly<Record<string, number>>;
+  };
 }
 
 /** What an element did to its key, for metrics and logs (never persisted). */
@@ -93,7 +102,13 @@ export type ApplyResult =
   | { readonly kind: 'fenced'; readonly storedEpoch: number }
   /** Nothing to commit (e.g. a timer no longer in state): ack without writing. */
   | { readonly kind: 'noop' }
-  | { readonly kind: 'commit'; readonly next: ActorDocument; readonly report: ActivationReport };
+  | {
+      readonly kind: 'commit';
+      readonly next: ActorDocument;
+      readonly report: ActivationReport;
+      /** Long-term upserts to flush before the commit (only for a successful activation). */
+      readonly upserts?: readonly LongTermRecord[];
+    };
 
 /** The default compactor (stateless, so one instance serves every activation). */
 const defaultCompactor = new DropOldestCompactor();
@@ -187,10 +202,21 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
   const agent = deps.agent.name;
   const controller = new AbortController();
   const compactor = deps.agent.memory?.compactor === undefined ? defaultCompactor : deps.agent.memory.compactor;
+  const longterm =
+    deps.longterm === undefined
+      ? undefined
+      : new StagedLongTerm({
+          store: deps.longterm.store,
+          scope: { entityKey: element.entityKey, agent },
+          seq: plan.seq,
+          nowMs: element.eventTimeMs,
+          ...(deps.longterm.retentionMs ? { retentionMs: deps.longterm.retentionMs } : {}),
+        });
   const memory = WorkingMemory.fromBlob(base.memory, {
     nowMs: element.eventTimeMs,
     ...(deps.onSoftCap ? { onSoftCap: deps.onSoftCap } : {}),
     ...(compactor !== null ? { compactor } : {}),
+    ...(longterm ? { longterm } : {}),
   });
   const ctx = new StagingContext({
     agent,
@@ -259,7 +285,7 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
 
   if (result.kind === 'completed') {
     const next: ActorDocument = { ...committed, continuation: undefined, pending: [], timers: withoutDeadline(base.timers) };
-    return { kind: 'commit', next, report: { status: 'completed', ...report } };
+    return { kind: 'commit', next, report: { status: 'completed', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
   }
 
   // Suspended: carry forward what the previous suspension still waits for (unless the deadline
@@ -289,7 +315,7 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
     pending: [...carriedPending, ...staged],
     timers: [...withoutDeadline(base.timers), { timerId: deadlineTimerId(continuation), kind: TimerKind.Deadline, dueAtMs: continuation.deadlineMs }],
   };
-  return { kind: 'commit', next, report: { status: 'suspended', ...report } };
+  return { kind: 'commit', next, report: { status: 'suspended', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
 }
 
 function snapshotBytes(snapshot: Uint8Array | string | undefined): Uint8Array {

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../json/canonical-json.js';
+import type { LongTermApi } from '../longterm/long-term-api.js';
 
 /** Options of a ring append. */
 export interface AppendOptions {
@@ -40,4 +41,9 @@ export interface WorkingMemoryApi {
   keys(): string[];
   /** The exact accounted size in bytes, staged writes included. */
   readonly sizeBytes: number;
+  /**
+   * The long-term tier of this entity (durable across activations and working-memory expiry).
+   * Throws `LongTermNotConfigured` when the deployment has none.
+   */
+  readonly longterm: LongTermApi;
 }

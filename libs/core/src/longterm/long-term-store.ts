@@ -23,7 +23,7 @@ export interface LongTermScope {
  * Failures are retryable by type ({@link LongTermUnavailable}); nothing is half-written.
  */
 export interface LongTermStore {
-  /** The record under `key`, or undefined (also when expired at `nowMs`). */
+  /** The record under `key` (superseded ones included: filtering is the caller's), or undefined (also when expired at `nowMs`). */
   load(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord | undefined>;
   /** Records whose key starts with `prefix`, ordered by key, bounded by `limit`, never expired at `nowMs`. */
   search(scope: LongTermScope, prefix: string, nowMs: number, options: SearchOptions): Promise<LongTermRecord[]>;

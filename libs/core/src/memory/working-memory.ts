@@ -9,6 +9,8 @@
 import type { MemoryBlobDoc, MemoryEntryDoc } from '../actor/actor-document.js';
 import type { AppendOptions, WorkingMemoryApi } from '../agent/working-memory-api.js';
 import { canonicalJson, type JsonValue } from '../json/canonical-json.js';
+import type { LongTermApi } from '../longterm/long-term-api.js';
+import { LongTermNotConfigured } from '../longterm/long-term-not-configured.js';
 import type { Compactor } from './compactor.js';
 import { MemoryKindError } from './memory-kind-error.js';
 import { DEFAULT_RING_MAX_ITEMS, MEMORY_HARD_CAP_BYTES } from './memory-limits.js';
@@ -34,6 +36,8 @@ export interface WorkingMemoryOptions {
    * crossed. Absent: the strict contract (an over-cap write throws `MemoryOverflow`).
    */
   readonly compactor?: Compactor;
+  /** The activation's long-term view (absent: the tier is not configured). */
+  readonly longterm?: LongTermApi;
 }
 
 interface Slot {
@@ -80,6 +84,7 @@ export class WorkingMemory implements WorkingMemoryApi {
   private readonly softCapBytes: number;
   private readonly onSoftCap: (() => void) | undefined;
   private readonly compactor: Compactor | undefined;
+  private readonly longtermView: LongTermApi | undefined;
   private isDirty = false;
   private softCapReached = false;
   private compacting = false;
@@ -92,6 +97,7 @@ export class WorkingMemory implements WorkingMemoryApi {
     this.softCapBytes = options.softCapBytes ?? Math.floor((this.hardCapBytes * 3) / 4);
     this.onSoftCap = options.onSoftCap;
     this.compactor = options.compactor;
+    this.longtermView = options.longterm;
   }
 
   /**
@@ -129,6 +135,12 @@ export class WorkingMemory implements WorkingMemoryApi {
   /** True once anything was staged: a write, a delete of a present key, or a recency-updating read hit. */
   get dirty(): boolean {
     return this.isDirty;
+  }
+
+  /** The long-term tier; throws {@link LongTermNotConfigured} when the deployment has none. */
+  get longterm(): LongTermApi {
+    if (this.longtermView === undefined) throw new LongTermNotConfigured();
+    return this.longtermView;
   }
 
   /** True once a write in this instance left the size at or above the soft cap (whether or not `onSoftCap` was given). */

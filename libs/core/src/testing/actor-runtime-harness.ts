@@ -5,7 +5,7 @@
  * jitter (`random` = 0.5): a run is fully reproducible.
  */
 import type { ActorDocument, OutboxEntryDoc } from '../actor/actor-document.js';
-import { ActorRuntime, type ElementScope, type ProcessOutcome } from '../actor/actor-runtime.js';
+import { ActorRuntime, type ActorRuntimeDeps, type ElementScope, type ProcessOutcome } from '../actor/actor-runtime.js';
 import type { BackoffPolicy } from '../actor/backoff.js';
 import type { DirectElementScreen } from '../actor/element-refusal.js';
 import { decodeErrorRecord, type ErrorRecordFields } from '../actor/error-record.js';
@@ -42,6 +42,8 @@ export interface HarnessOptions {
   readonly timerIndex?: TimerIndex;
   /** Screens direct elements (absent: direct elements are not validated). */
   readonly screenDirect?: DirectElementScreen;
+  /** The long-term tier (absent: not configured). */
+  readonly longterm?: ActorRuntimeDeps['longterm'];
 }
 
 const utf8 = new TextEncoder();
@@ -80,6 +82,7 @@ export class ActorHarness {
       observer: this.observer,
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.timerIndex ? { timerIndex: options.timerIndex } : {}),
+      ...(options.longterm ? { longterm: options.longterm } : {}),
       ...(options.screenDirect ? { screenDirect: options.screenDirect } : {}),
     });
   }

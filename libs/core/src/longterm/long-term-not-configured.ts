@@ -1,0 +1,9 @@
+import { TerminalError } from '../errors/runtime-error.js';
+
+/** The agent used `ctx.memory.longterm` but the deployment has no long-term tier (`longterm.uri`). */
+export class LongTermNotConfigured extends TerminalError {
+  override readonly name = 'LongTermNotConfigured';
+  constructor() {
+    super('the long-term tier is not configured: set longterm.uri (AGENTS_LONGTERM_URI) to enable ctx.memory.longterm');
+  }
+}
