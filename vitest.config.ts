@@ -3,10 +3,14 @@ import { defineConfig } from 'vitest/config';
 // `source` resolves the package.json "#lib" imports to TypeScript sources, so tests never
 // need a build; the built services resolve the same specifiers to dist/ at run time.
 const conditions = ['source', 'node', 'import', 'default'];
+// Vitest also hands the SSR conditions to its worker processes as `--conditions` flags, where they
+// apply to Node's own `require` too: an `import` condition there makes CommonJS packages with dual
+// exports (pg → pg-pool) require their ESM build. Vite adds import/require/default per import kind.
+const ssrConditions = ['source', 'node'];
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['source'] } },
+  ssr: { resolve: { conditions: ssrConditions, externalConditions: ['source'] } },
   test: {
     globals: false,
     pool: 'forks',

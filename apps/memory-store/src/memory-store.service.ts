@@ -1,18 +1,97 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { NatsService } from '#transport';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { encodeMemoryError, MEMORY_STORE_QUEUE, MemoryErrorCode, type LongTermBackend } from '#longterm';
+import type { Topology } from '#routing';
+import { NatsService, TOPOLOGY } from '#transport';
+import { MemoryRequestHandler } from './memory-request-handler.js';
+import { LONG_TERM_BACKEND, MEMORY_REQUEST_HANDLER } from './memory-store.tokens.js';
+import { RetentionSweeper } from './retention-sweeper.js';
+
+/** Requests handled at once per replica; beyond it a request is answered `unavailable` (retryable). */
+const MAX_IN_FLIGHT = 256;
 
 /**
- * The long-term memory service: serves the long-term tier over NATS request/reply. This
- * bootstrap connects; the backends and operations are added with the memory work.
+ * The memory-store service: serves the long-term tier over NATS request/reply on
+ * `<prefix>.memory.<op>` in the queue group `memory-store` (replicas share the load; each request
+ * reaches one), and runs the background retention sweep. Owns the backend connection and closes
+ * it on shutdown after in-flight requests are answered. On SIGTERM: stops taking requests,
+ * answers those in flight, stops the sweep, closes the backend. On a crash mid-request the client
+ * times out with `LongTermUnavailable` and retries: every op is safe to repeat.
  */
 @Injectable()
-export class MemoryStoreService implements OnApplicationBootstrap {
+export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(MemoryStoreService.name);
+  private subscription: Subscription | undefined;
+  private sweeper: RetentionSweeper | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(@Inject(NatsService) private readonly nats: NatsService) {}
+  constructor(
+    @Inject(NatsService) private readonly nats: NatsService,
+    @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
+    @Inject(TOPOLOGY) private readonly topology: Topology,
+    @Inject(LONG_TERM_BACKEND) private readonly backend: LongTermBackend | null,
+    @Inject(MEMORY_REQUEST_HANDLER) private readonly handler: MemoryRequestHandler | null,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    const { backend, handler } = this;
+    if (backend === null || handler === null) {
+      await this.nats.nc.flush();
+      this.logger.log('memory-store connected; the long-term tier is off (longterm.uri unset), nothing to serve');
+      return;
+    }
+    this.subscription = this.nats.nc.subscribe(this.topology.memoryFilter, {
+      queue: MEMORY_STORE_QUEUE,
+      callback: (error, msg) => {
+        if (error !== null) {
+          this.logger.warn(`memory subscription error: ${error.message}`);
+          return;
+        }
+        this.dispatch(handler, msg);
+      },
+    });
+    this.sweeper = new RetentionSweeper(backend, {
+      everyMs: this.config.longterm.sweepEveryMs,
+      nowMs: () => Date.now(),
+      report: (outcome) => {
+        if ('error' in outcome) this.logger.warn(`retention sweep failed (retried next tick): ${outcome.error.message}`);
+        else this.logger.log(`retention sweep deleted ${outcome.swept} expired rows`);
+      },
+    });
+    this.sweeper.start();
     await this.nats.nc.flush();
-    this.logger.log('memory-store connected');
+    this.logger.log(`memory-store serving ${backend.kind} (${backend.target}) on ${this.topology.memoryFilter}, queue ${MEMORY_STORE_QUEUE}`);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.subscription !== undefined && !this.subscription.isClosed()) {
+      try {
+        await this.subscription.drain();
+      } catch (error) {
+        this.logger.warn(`draining the memory subscription failed: ${(error as Error).message}`);
+      }
+    }
+    await Promise.allSettled([...this.inFlight]);
+    await this.sweeper?.stop();
+    await this.backend?.close();
+  }
+
+  private dispatch(handler: MemoryRequestHandler, msg: Msg): void {
+    const op = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+    if (this.inFlight.size >= MAX_IN_FLIGHT) {
+      msg.respond(encodeMemoryError({ code: MemoryErrorCode.Unavailable, message: `memory-store replica busy (${MAX_IN_FLIGHT} requests in flight)`, retryable: true }));
+      return;
+    }
+    const work = handler
+      .handle(op, msg.data)
+      .then(({ body, outcome }) => {
+        if (outcome.code === MemoryErrorCode.Internal) this.logger.error(`memory ${outcome.op} failed: ${outcome.message}`);
+        else if (outcome.code === MemoryErrorCode.Unavailable || outcome.code === MemoryErrorCode.DeadlineExceeded) this.logger.warn(`memory ${outcome.op}: ${outcome.message}`);
+        if (!msg.respond(body)) this.logger.warn(`memory ${outcome.op}: the request had no reply subject`);
+      })
+      .catch((error: unknown) => this.logger.error(`memory ${op}: replying failed: ${(error as Error).message}`))
+      .finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
   }
 }

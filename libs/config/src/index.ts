@@ -12,6 +12,7 @@ export {
   ModelConfigSchema,
   SigningConfigSchema,
   EffectorConfigSchema,
+  LongTermConfigSchema,
 } from './runtime-config.js';
 export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';

@@ -55,6 +55,8 @@ export const ConfigEnv = {
   AGENTS_SIGNING_KEY_FILE: ['signing', 'keyFile'],
   /** File holding the effector's keyring (`key_id=base64` lines). */
   AGENTS_KEYRING_FILE: ['signing', 'keyringFile'],
+  /** Long-term memory backend URI (unset = tier off); may carry credentials, never logged unredacted. */
+  AGENTS_LONGTERM_URI: ['longterm', 'uri'],
 } as const;
 
 const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas', 'leaseTtlMs']);

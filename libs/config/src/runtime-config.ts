@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MEMORY_TYPE_PATTERN } from '#core';
+import { parseLongTermUri } from '#longterm';
 
 const positiveInt = z.number().int().positive();
 const subjectToken = z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be a subject token: letters, digits, _ and -');
@@ -125,6 +127,37 @@ export const EffectorConfigSchema = z.strictObject({
   httpToolUrl: z.url().optional(),
 });
 
+/**
+ * The long-term memory tier. Unset `uri` = the tier is off: no store is built, no I/O happens.
+ * The URI is validated here, at config load, without importing any database client.
+ */
+export const LongTermConfigSchema = z.strictObject({
+  /**
+   * Backend URI: `memory://`, `sqlite://<path>`, `redis://…`, `postgresql://…` (see
+   * `parseLongTermUri`). Secrets in it are redacted from every error and log line.
+   */
+  uri: z
+    .string()
+    .min(1)
+    .optional()
+    .superRefine((uri, ctx) => {
+      if (uri === undefined) return;
+      try {
+        parseLongTermUri(uri);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  /** Retention per memory type in ms (0 = indefinite), over the defaults of seed 004; applied when a record is written. */
+  retentionMs: z.record(z.string().regex(MEMORY_TYPE_PATTERN, 'must be a memory type name'), z.number().int().nonnegative()).default({}),
+  /** How often the memory-store deletes expired rows in the background (reads hide them at once). */
+  sweepEveryMs: positiveInt.default(60_000),
+  /** How long the memory-store lets one backend operation run before answering `deadline_exceeded` (retryable). */
+  deadlineMs: positiveInt.default(5_000),
+  /** How long a client waits for the memory-store's reply; keep it above `deadlineMs`. */
+  requestTimeoutMs: positiveInt.default(7_500),
+});
+
 /** The whole runtime configuration shared by every service. */
 export const RuntimeConfigSchema = z.strictObject({
   /** Subject prefix of the deployment; stream and bucket names derive from it. */
@@ -140,6 +173,7 @@ export const RuntimeConfigSchema = z.strictObject({
   model: ModelConfigSchema.default({ provider: 'fake' }),
   signing: SigningConfigSchema.prefault({}),
   effector: EffectorConfigSchema.prefault({}),
+  longterm: LongTermConfigSchema.prefault({}),
 });
 
 /** The validated configuration. */

@@ -243,12 +243,12 @@ describe('ActorRuntime: the timer index', () => {
     await h.process(AGENT, eventElement(1, KEY, 'ask'));
     const commits = h.store.commits;
     expect(await h.process(AGENT, timerElement(2, KEY, { timer: { timerId: 'deadline-0-0', kind: TimerKind.Deadline, dueAtMs: T0 } }))).toEqual({ kind: 'noop' });
-    expect(index.calls.at(-1)).toEqual({ hook: 'afterCommit', owner, timers: [DEADLINE_TIMER], witness: 1 });
+    expect(index.calls.at(-1)).toEqual({ hook: 'reconcile', owner, timers: [DEADLINE_TIMER], witness: 1 });
     expect(h.store.commits).toBe(commits);
 
     const other = indexed();
     expect(await other.h.process(AGENT, timerFiring(1, KEY, DEADLINE_TIMER))).toEqual({ kind: 'noop' });
-    expect(other.index.calls).toEqual([{ hook: 'afterCommit', owner, timers: [], witness: 0 }]);
+    expect(other.index.calls).toEqual([{ hook: 'reconcile', owner, timers: [], witness: 0 }]);
   });
 
   it('still schedules a suspension’s deadline when the publish after its commit failed once', async () => {

@@ -162,7 +162,7 @@ export class ActorRuntime {
         }
         switch (result.kind) {
           case 'noop':
-            if (element.payload.kind === 'timer') await this.deps.timerIndex?.afterCommit(owner, actor?.doc.timers ?? []);
+            if (element.payload.kind === 'timer') await this.deps.timerIndex?.reconcile(owner, actor?.doc.timers ?? []);
             return { kind: 'noop' };
           case 'fenced':
             this.cache.evict(scope.stateKey);
@@ -182,6 +182,8 @@ export class ActorRuntime {
               try {
                 await this.deps.longterm.store.upsert(result.upserts);
               } catch (thrown) {
+                // An expiry's flush must not lose memory: hold the key and retry. An activation's fails closed.
+                if (result.flushFailure === 'retry') throw thrown;
                 ({ next, bytes, report } = this.failClosed(before, report, element, scope, `LongTermFlushFailed: ${ensureError(thrown).message}`));
               }
             }

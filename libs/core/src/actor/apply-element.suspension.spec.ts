@@ -139,7 +139,7 @@ describe('applyElement: suspension', () => {
 
   describe('a resume (B01–B03, B11, B12)', () => {
     it('resumes on the tool result with the payload, clears the continuation, pending intents and deadline timer, and advances seq', async () => {
-      const idle: TimerDoc = { timerId: 'idle', kind: TimerKind.IdleTtl, dueAtMs: T0 + DAY };
+      const idle: TimerDoc = { timerId: 'flush', kind: TimerKind.Flush, dueAtMs: T0 + DAY };
       const suspended = await step(undefined, eventElement(1, KEY, '12'), payments);
       const withIdle = { ...suspended, timers: [...suspended.timers, idle] };
       const result = await applyElement(withIdle, resultElement(2, KEY, id(0), { eventTimeMs: T0 + 10, payload: '"pong"' }), applyDeps(payments));

@@ -19,6 +19,10 @@ import type { ModelProvider } from '../model/model-request.js';
 import type { LongTermRecord } from '../longterm/long-term-record.js';
 import type { LongTermStore } from '../longterm/long-term-store.js';
 import { StagedLongTerm } from '../longterm/staged-long-term.js';
+import { LongTermNotConfigured } from '../longterm/long-term-not-configured.js';
+import { MemoryType } from '../longterm/memory-type.js';
+import { EXPIRED_MEMORY_KEY } from '../agent/memory-policy.js';
+import { encodeMemoryBlob } from './state-codec.js';
 import { ReplayCache } from '../replay/replay-cache.js';
 import type { Timers } from '../time/clock.js';
 import { ErrorReason } from '../vocabulary/error-reason.js';
@@ -75,7 +79,9 @@ export type ActivationStatus =
   /** A deadline ended the suspension under the `drop` policy. */
   | 'hitl_timeout'
   /** A direct element failed the ingress rules; only its error record was committed. */
-  | 'refused';
+  | 'refused'
+  /** The idle TTL reclaimed the key. */
+  | 'expired';
 
 /** What the step did, for telemetry. */
 export interface ActivationReport {
@@ -108,6 +114,8 @@ export type ApplyResult =
       readonly report: ActivationReport;
       /** Long-term upserts to flush before the commit (only for a successful activation). */
       readonly upserts?: readonly LongTermRecord[];
+      /** What a failed flush does: fail the activation closed (default), or hold the key and retry (expiry). */
+      readonly flushFailure?: 'fail-closed' | 'retry';
     };
 
 /** The default compactor (stateless, so one instance serves every activation). */
@@ -284,7 +292,7 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
   };
 
   if (result.kind === 'completed') {
-    const next: ActorDocument = { ...committed, continuation: undefined, pending: [], timers: withoutDeadline(base.timers) };
+    const next: ActorDocument = { ...committed, continuation: undefined, pending: [], timers: withIdleTtl(withoutDeadline(base.timers), element.eventTimeMs, deps) };
     return { kind: 'commit', next, report: { status: 'completed', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
   }
 
@@ -313,7 +321,12 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
     ...committed,
     continuation,
     pending: [...carriedPending, ...staged],
-    timers: [...withoutDeadline(base.timers), { timerId: deadlineTimerId(continuation), kind: TimerKind.Deadline, dueAtMs: continuation.deadlineMs }],
+    timers: withIdleTtl(
+      [...withoutDeadline(base.timers), { timerId: deadlineTimerId(continuation), kind: TimerKind.Deadline, dueAtMs: continuation.deadlineMs }],
+      // Working-memory expiry never pre-empts a live suspension's deadline.
+      Math.max(element.eventTimeMs, continuation.deadlineMs),
+      deps,
+    ),
   };
   return { kind: 'commit', next, report: { status: 'suspended', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
 }
@@ -346,6 +359,8 @@ async function resume(state: ActorDocument, element: InboxElement, answer: Answe
 /** A deadline that passes first; routes by policy. Stale firings (superseded handles) do nothing. */
 async function fireTimer(state: ActorDocument, element: InboxElement, timer: { timerId: string; kind: number; dueAtMs: number }, deps: ApplyDeps, policy: ResolvedSuspensionPolicy): Promise<ApplyResult> {
   const stored = state.timers.find((t) => t.timerId === timer.timerId && t.dueAtMs === timer.dueAtMs);
+  // An idle-TTL timer left by an earlier configuration of the agent (no idleTtlMs now) is ignored.
+  if (stored?.kind === TimerKind.IdleTtl) return deps.agent.memory?.idleTtlMs === undefined ? { kind: 'noop' } : expire(state, element, deps);
   if (stored === undefined || stored.kind !== TimerKind.Deadline) return { kind: 'noop' };
   const continuation = state.continuation;
   if (continuation === undefined || continuation.deadlineMs !== stored.dueAtMs) return { kind: 'noop' };
@@ -436,6 +451,84 @@ function escalate(state: ActorDocument, element: InboxElement, continuation: Con
   return { kind: 'commit', next, report: { status: 'escalated', seq: continuation.seq, outputs: 0, intents: 1 } };
 }
 
+/** The id of the idle-TTL timer (one per key; it moves later with every applied element). */
+const IDLE_TTL_TIMER_ID = 'idle-ttl';
+
+/** `timers` with the idle-TTL timer set to `fromMs + idleTtlMs` (unchanged when the agent has no TTL). */
+function withIdleTtl(timers: readonly TimerDoc[], fromMs: number, deps: ApplyDeps): TimerDoc[] {
+  const ttl = deps.agent.memory?.idleTtlMs;
+  const others = timers.filter((t) => t.kind !== TimerKind.IdleTtl);
+  if (ttl === undefined || ttl <= 0) return others;
+  return [...others, { timerId: IDLE_TTL_TIMER_ID, kind: TimerKind.IdleTtl, dueAtMs: fromMs + ttl }];
+}
+
+/**
+ * The idle TTL passed: wipe working memory, replay cache, any suspension and waiting events, keep
+ * seq (so derived intent ids never repeat) and the dedup mark. A live suspension is reported as
+ * `ttl_wiped_suspension`. With `onExpire: 'flush-to-longterm'` the committed working memory is
+ * upserted first, and a failed flush holds the key (no wipe) until it succeeds.
+ */
+function expire(state: ActorDocument, element: InboxElement, deps: ApplyDeps): ApplyResult {
+  const agent = deps.agent.name;
+  const outbox: OutboxEntryDoc[] = [];
+  const continuation = state.continuation;
+  if (continuation !== undefined || state.deferred.length > 0) {
+    outbox.push(
+      errorEntry(
+        deps.addressing,
+        {
+          agent,
+          entityKey: element.entityKey,
+          reason: ErrorReason.TtlWipedSuspension,
+          detail: `seq=${continuation?.seq ?? state.seq},deadline_ms=${continuation?.deadlineMs ?? 0},deferred=${state.deferred.length}`,
+          eventTimeMs: element.eventTimeMs,
+        },
+        element.inboxSeq,
+        traceHeaders(element.headers),
+      ),
+    );
+  }
+  const flush = deps.agent.memory?.onExpire === 'flush-to-longterm' && state.memory.entries.length > 0;
+  if (flush && deps.longterm === undefined) {
+    return recordFailure(state, element, element.inboxSeq, ErrorReason.ActivationError, new LongTermNotConfigured().message, deps, 'failed', undefined);
+  }
+  const next: ActorDocument = {
+    ...state,
+    lastAppliedSeq: element.inboxSeq,
+    ownerEpoch: deps.ownerEpoch,
+    memory: { entries: [], totalBytes: 0 },
+    llmCache: { entries: [], totalResponseBytes: 0 },
+    continuation: undefined,
+    pending: [],
+    timers: [],
+    deferred: [],
+    outbox,
+  };
+  const upserts: LongTermRecord[] = flush
+    ? [
+        {
+          entityKey: element.entityKey,
+          agent,
+          key: EXPIRED_MEMORY_KEY,
+          value: encodeMemoryBlob(state.memory),
+          seq: state.seq,
+          updatedAtMs: element.eventTimeMs,
+          type: MemoryType.Episodic,
+          expiresAtMs: 0,
+          supersededBy: '',
+          supersededAtMs: 0,
+          confidence: 0,
+        },
+      ]
+    : [];
+  return {
+    kind: 'commit',
+    next,
+    report: { status: 'expired', seq: state.seq, outputs: 0, ...(outbox.length > 0 ? { reason: ErrorReason.TtlWipedSuspension } : {}) },
+    ...(flush ? { upserts, flushFailure: 'retry' as const } : {}),
+  };
+}
+
 /** Parks an event behind the live suspension (bounded; overflow is an error record). */
 function defer(state: ActorDocument, element: InboxElement, event: Uint8Array, deps: ApplyDeps, policy: ResolvedSuspensionPolicy): ApplyResult {
   if (state.deferred.length >= policy.maxDeferred) {
@@ -446,6 +539,7 @@ function defer(state: ActorDocument, element: InboxElement, event: Uint8Array, d
     lastAppliedSeq: element.inboxSeq,
     ownerEpoch: deps.ownerEpoch,
     deferred: [...state.deferred, { inboxSeq: element.inboxSeq, event, eventTimeMs: element.eventTimeMs, headers: traceHeaders(element.headers) }],
+    timers: withIdleTtl(state.timers, Math.max(element.eventTimeMs, state.continuation?.deadlineMs ?? 0), deps),
     outbox: [],
   };
   return { kind: 'commit', next, report: { status: 'deferred', seq: state.seq, outputs: 0 } };

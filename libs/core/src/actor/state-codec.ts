@@ -197,3 +197,17 @@ function encodeHeader(h: HeaderDoc): v1.Header.$Properties {
 function decodeHeader(h: v1.Header.$Properties): HeaderDoc {
   return { name: h.name ?? '', value: h.value ?? '' };
 }
+
+/**
+ * Deterministic bytes of a working-memory blob on its own (what `onExpire: 'flush-to-longterm'`
+ * stores): the same committed memory always yields the same bytes, so a retried expiry converges.
+ */
+export function encodeMemoryBlob(memory: ActorDocument['memory']): Uint8Array {
+  return v1.MemoryBlob.encode({ entries: memory.entries.map((e) => ({ key: e.key, value: e.value, lastAccessMs: e.lastAccessMs })), totalBytes: memory.totalBytes }).finish();
+}
+
+/** Decodes a working-memory blob stored by {@link encodeMemoryBlob}. */
+export function decodeMemoryBlob(bytes: Uint8Array): ActorDocument['memory'] {
+  const m = v1.MemoryBlob.decode(bytes);
+  return { entries: m.entries.map((e) => ({ key: e.key ?? '', value: e.value ?? EMPTY, lastAccessMs: e.lastAccessMs ?? 0 })), totalBytes: m.totalBytes };
+}

@@ -17,8 +17,22 @@ export interface TimerOwner {
 export interface TimerIndex {
   /** Before the commit: index every timer of `timers` (idempotent). */
   beforeCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void>;
-  /** After the commit (or on finding the state differs from the index): make the index equal `timers`. */
+  /**
+   * After the commit: drop entries of removed timers and schedule new ones. An entry that is due
+   * no later than its timer may stay as it is (it fires early, the actor ignores the firing and
+   * the runtime reconciles), which is what lets a timer move later on every commit for free.
+   */
   afterCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void>;
+  /** Makes the index and schedule equal `timers` exactly (after a firing the actor ignored). */
+  reconcile(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void>;
+}
+
+/**
+ * True when every timer of `next` has an indexed entry with the same id due no later than it: the
+ * index then needs no write (an early firing is harmless).
+ */
+export function indexCovers(indexed: readonly TimerDoc[], next: readonly TimerDoc[]): boolean {
+  return next.every((t) => indexed.some((i) => i.timerId === t.timerId && i.kind === t.kind && i.dueAtMs <= t.dueAtMs));
 }
 
 /** True when two timer lists hold the same timers (order-insensitive). */

@@ -16,7 +16,7 @@ export class InjectedIndexFault extends RetryableError {
 
 /** One hook call. */
 export interface TimerIndexCall {
-  readonly hook: 'beforeCommit' | 'afterCommit';
+  readonly hook: 'beforeCommit' | 'afterCommit' | 'reconcile';
   readonly owner: TimerOwner;
   readonly timers: readonly TimerDoc[];
   /** The witness read when the hook was called. */
@@ -48,6 +48,12 @@ export class RecordingTimerIndex implements TimerIndex {
       throw new InjectedIndexFault(`injected timer index failure for ${owner.stateKey}`);
     }
     this.calls.push({ hook: 'afterCommit', owner, timers: [...timers], witness: this.witness() });
+    if (timers.length === 0) this.table.delete(owner.stateKey);
+    else this.table.set(owner.stateKey, [...timers]);
+  }
+
+  async reconcile(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
+    this.calls.push({ hook: 'reconcile', owner, timers: [...timers], witness: this.witness() });
     if (timers.length === 0) this.table.delete(owner.stateKey);
     else this.table.set(owner.stateKey, [...timers]);
   }

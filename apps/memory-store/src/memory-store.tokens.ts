@@ -1,0 +1,5 @@
+/** Injection token of the `LongTermBackend` the service serves (`null` when `longterm.uri` is unset: tier off). */
+export const LONG_TERM_BACKEND = Symbol.for('nats-agents.memory-store.backend');
+
+/** Injection token of the `MemoryRequestHandler`. */
+export const MEMORY_REQUEST_HANDLER = Symbol.for('nats-agents.memory-store.request-handler');
