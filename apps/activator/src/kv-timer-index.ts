@@ -1,5 +1,5 @@
 import type { KV } from '@nats-io/kv';
-import { sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
+import { indexCovers, sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
 import type { Topology } from '#routing';
 import { decodeTimerIndexEntry, encodeTimerIndexEntry, type TimerIndexEntry } from './timer-index-entry.js';
 import type { TimerScheduler } from './timer-scheduler.js';
@@ -50,12 +50,23 @@ export class KvTimerIndex implements TimerIndex {
   async beforeCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
     if (timers.length === 0) return;
     const known = this.written.get(owner.stateKey) ?? [];
+    if (indexCovers(known, timers)) return;
     const union = [...known.filter((k) => !timers.some((t) => t.timerId === k.timerId && t.dueAtMs === k.dueAtMs)), ...timers];
     if (sameTimers(known, union)) return;
     await this.write({ owner, timers: union });
   }
 
   async afterCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
+    const known = this.written.get(owner.stateKey) ?? [];
+    const removed = known.some((k) => !timers.some((t) => t.timerId === k.timerId));
+    // Entries due no later than their timers may stay: they fire early, the actor ignores the
+    // firing and the index is reconciled then. This keeps a timer that moves later on every commit
+    // (the idle TTL) free of index writes and schedule churn.
+    if (!removed && indexCovers(known, timers)) return;
+    await this.reconcile(owner, timers);
+  }
+
+  async reconcile(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
     const known = this.written.get(owner.stateKey);
     if (timers.length === 0) {
       if (known !== undefined) {
