@@ -12,7 +12,8 @@ import {
   TOPOLOGY,
 } from '#transport';
 import { RuntimeMetrics } from '#telemetry';
-import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { NatsLongTermStore } from '#longterm';
 import { systemClock } from './system-clock.js';
 import { ActivatorService } from './activator.service.js';
 import { buildModelProvider } from './model-provider.factory.js';
@@ -60,6 +61,13 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
     },
     { provide: RUNTIME_METRICS, useFactory: () => new RuntimeMetrics() },
     { provide: SCHEDULER_CLOCK, useValue: systemClock },
+    {
+      provide: LONGTERM_STORE,
+      inject: [RUNTIME_CONFIG, NatsService, TOPOLOGY],
+      // The tier is served by the memory-store service; the activator only holds a client.
+      useFactory: (config: RuntimeConfig, nats: NatsService, topology: Topology) =>
+        config.longterm.uri === undefined ? null : new NatsLongTermStore(nats.nc, topology, { timeoutMs: config.longterm.requestTimeoutMs }),
+    },
     ActivatorService,
   ],
   exports: [ActivatorService],

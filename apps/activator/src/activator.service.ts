@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ActorRuntime, type Addressing, type AgentDefinition, type ModelProvider, type OutboxPublisher, type StateStore } from '#core';
+import { ActorRuntime, type Addressing, type AgentDefinition, type LongTermStore, type ModelProvider, type OutboxPublisher, type StateStore } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { encodeKeyToken, type Topology } from '#routing';
 import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
-import { MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { directScreen } from './direct-screen.js';
 import { buildIntentSigner } from './intent-signer.factory.js';
 import { KvTimerIndex } from './kv-timer-index.js';
@@ -43,6 +43,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(OUTBOX_PUBLISHER) private readonly publisher: OutboxPublisher,
     @Inject(RUNTIME_METRICS) private readonly metrics: RuntimeMetrics,
     @Inject(SCHEDULER_CLOCK) private readonly clock: SchedulerClock,
+    @Inject(LONGTERM_STORE) private readonly longterm: LongTermStore | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -68,6 +69,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       timerIndex,
       screenDirect: directScreen(this.agents, this.config.ingress),
       ...(signer ? { signer } : {}),
+      ...(this.longterm !== null ? { longterm: { store: this.longterm, retentionMs: this.config.longterm.retentionMs } } : {}),
     });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;

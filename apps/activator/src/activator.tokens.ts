@@ -12,3 +12,6 @@ export const RUNTIME_METRICS = Symbol.for('nats-agents.runtime-metrics');
 
 /** Injection token of the activator's processing-time clock (timers fire on it). */
 export const SCHEDULER_CLOCK = Symbol.for('nats-agents.scheduler-clock');
+
+/** Injection token of the activator's long-term store (undefined when the tier is off). */
+export const LONGTERM_STORE = Symbol.for('nats-agents.longterm-store');

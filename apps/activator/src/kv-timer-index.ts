@@ -14,7 +14,10 @@ export function timerIndexKey(partition: number, stateKey: string): string {
  * only when a commit changes a key's timers, so the fast path (no timers) costs nothing extra.
  */
 export class KvTimerIndex implements TimerIndex {
+  /** What `AGENTS_TIMERS` holds per key (as far as this process wrote or read it). */
   private readonly written = new Map<string, readonly TimerDoc[]>();
+  /** What the partition schedulers were last given per key. */
+  private readonly scheduled = new Map<string, readonly TimerDoc[]>();
   private readonly schedulers = new Map<number, TimerScheduler>();
 
   constructor(
@@ -35,6 +38,7 @@ export class KvTimerIndex implements TimerIndex {
       const decoded = decodeTimerIndexEntry(key.slice(prefix.length), entry.value);
       if (decoded === undefined) continue;
       this.written.set(decoded.owner.stateKey, decoded.timers);
+      this.scheduled.set(decoded.owner.stateKey, decoded.timers);
       scheduler.update(decoded.owner, decoded.timers);
       loaded += 1;
     }
@@ -45,6 +49,7 @@ export class KvTimerIndex implements TimerIndex {
   detach(partition: number): void {
     this.schedulers.get(partition)?.stop();
     this.schedulers.delete(partition);
+    for (const key of [...this.scheduled.keys()]) if (this.partitionOf({ stateKey: key, agent: '', entityKey: new Uint8Array(0) }) === partition) this.scheduled.delete(key);
   }
 
   async beforeCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
@@ -58,11 +63,12 @@ export class KvTimerIndex implements TimerIndex {
 
   async afterCommit(owner: TimerOwner, timers: readonly TimerDoc[]): Promise<void> {
     const known = this.written.get(owner.stateKey) ?? [];
+    const scheduled = this.scheduled.get(owner.stateKey) ?? [];
     const removed = known.some((k) => !timers.some((t) => t.timerId === k.timerId));
-    // Entries due no later than their timers may stay: they fire early, the actor ignores the
-    // firing and the index is reconciled then. This keeps a timer that moves later on every commit
-    // (the idle TTL) free of index writes and schedule churn.
-    if (!removed && indexCovers(known, timers)) return;
+    // Entries due no later than their timers may stay, indexed and scheduled: they fire early, the
+    // actor ignores the firing and the index is reconciled then. This keeps a timer that moves later
+    // on every commit (the idle TTL) free of index writes and schedule churn.
+    if (!removed && indexCovers(known, timers) && indexCovers(scheduled, timers)) return;
     await this.reconcile(owner, timers);
   }
 
@@ -76,6 +82,8 @@ export class KvTimerIndex implements TimerIndex {
     } else if (known === undefined || !sameTimers(known, timers)) {
       await this.write({ owner, timers });
     }
+    if (timers.length === 0) this.scheduled.delete(owner.stateKey);
+    else this.scheduled.set(owner.stateKey, timers);
     this.schedulers.get(this.partitionOf(owner))?.update(owner, timers);
   }
 

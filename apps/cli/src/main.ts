@@ -6,6 +6,7 @@ import { loadConfig, type RuntimeConfig } from '#config';
 import { decodeActorDocument, decodeErrorRecord, decodeToolIntent, entityKeyHex } from '#core';
 import { createTopology, encodeKeyToken, keyFromText } from '#routing';
 import { connectNats, provision } from '#transport';
+import { copyLongTerm } from '#longterm';
 
 const program = new Command();
 program
@@ -141,6 +142,16 @@ program
       }
     }
     await agents.close();
+  });
+
+program
+  .command('longterm-copy')
+  .description('copy every long-term row from one backend to another, verbatim (re-runnable: the seq guard keeps newer rows)')
+  .argument('<from>', 'source URI (memory:// | sqlite://path | redis://… | postgresql://…)')
+  .argument('<to>', 'target URI')
+  .action(async (from: string, to: string) => {
+    const report = await copyLongTerm(from, to, { onBatch: (p) => process.stderr.write(`read ${p.read}, applied ${p.applied}…\n`) });
+    console.log(JSON.stringify(report));
   });
 
 program

@@ -216,7 +216,9 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
       : new StagedLongTerm({
           store: deps.longterm.store,
           scope: { entityKey: element.entityKey, agent },
-          seq: plan.seq,
+          // The commit counter, not the activation seq: a start and its resume share an activation
+          // seq, so only the counter orders every write of the key (the seq guard needs that).
+          seq: base.seq,
           nowMs: element.eventTimeMs,
           ...(deps.longterm.retentionMs ? { retentionMs: deps.longterm.retentionMs } : {}),
         });

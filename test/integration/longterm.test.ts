@@ -1,0 +1,71 @@
+// Layer 3: the long-term tier through real processes — the activator flushes staged saves through
+// the memory-store service (SQLite backend) before committing, reads see them in later
+// activations, an idle key's working memory is demoted to the tier before the wipe, and an outage
+// of the tier fails an activation closed without stopping the key.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeErrorRecord, decodeMemoryBlob } from '#core';
+import { NatsLongTermStore } from '#longterm';
+import { keyFromText } from '#routing';
+import { collect, startCluster, type TestCluster } from '../harness/index.js';
+
+const text = new TextDecoder();
+
+describe('the long-term tier', () => {
+  let cluster: TestCluster;
+  const dir = mkdtempSync(join(tmpdir(), 'lt-'));
+
+  beforeAll(async () => {
+    cluster = await startCluster({
+      agentModules: ['test/fixtures/agents/archivist.agent.mjs'],
+      services: ['memory-store', 'activator', 'ingress'],
+      env: { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
+    });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  const outputs = (key: string) => collect(cluster.client.nc, `agents.output.archivist.${key}`);
+
+  it('flushes saves before each commit so later activations read them', async () => {
+    const out = await outputs('ada');
+    for (const event of ['one', 'two', 'three']) await cluster.client.publishEvent('archivist', 'ada', event);
+    const got = await out.waitForCount(3);
+    expect(got.map((m) => JSON.parse(text.decode(m.data)) as { archived: string[] }).map((o) => o.archived)).toEqual([['one'], ['one', 'two'], ['one', 'two', 'three']]);
+  });
+
+  it('demotes an idle key\'s working memory to the tier before wiping it', async () => {
+    const out = await outputs('bob');
+    // The idle TTL counts from the event time: place this event so the key expires ~0.5 s from now.
+    await cluster.client.publishEvent('archivist', 'bob', 'old news', { eventTimeMs: Date.now() - 60_000 + 500 });
+    await out.waitForCount(1);
+    const store = new NatsLongTermStore(cluster.client.nc, cluster.client.topology);
+    const scope = { entityKey: keyFromText('bob'), agent: 'archivist' };
+    let demoted;
+    for (let i = 0; i < 100 && demoted === undefined; i += 1) {
+      demoted = await store.load(scope, 'working_memory', Date.now());
+      if (demoted === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(demoted).toBeDefined();
+    expect(decodeMemoryBlob(demoted!.value).entries.map((e) => e.key)).toEqual(['recent']);
+    await cluster.client.publishEvent('archivist', 'bob', 'fresh');
+    const [, after] = await out.waitForCount(2);
+    expect(JSON.parse(text.decode(after!.data))).toMatchObject({ recent: ['fresh'], archived: ['old news', 'fresh'] });
+  });
+
+  it('fails an activation closed while the tier is down, and keeps the key going once it is back', async () => {
+    const errors = await collect(cluster.client.nc, 'agents.errors.archivist.activation_error');
+    const out = await outputs('cid');
+    await cluster.services.get('memory-store')!.stop();
+    await cluster.client.publishEvent('archivist', 'cid', 'lost');
+    const [record] = await errors.waitForCount(1, 30_000);
+    expect(decodeErrorRecord(record!.data).detail).toMatch(/LongTermUnavailable|LongTermFlushFailed/);
+    await cluster.start('memory-store');
+    await cluster.client.publishEvent('archivist', 'cid', 'kept');
+    const [done] = await out.waitForCount(1, 30_000);
+    expect(JSON.parse(text.decode(done!.data))).toMatchObject({ recent: ['kept'], archived: ['kept'] });
+  });
+});
