@@ -93,6 +93,7 @@ export { ActorRuntime, AgentNotHosted } from './actor/actor-runtime.js';
 export type { ActorRuntimeDeps, ElementScope, ProcessOutcome } from './actor/actor-runtime.js';
 export type { ElementRefusal, DirectElementScreen } from './actor/element-refusal.js';
 export type { ActorRuntimeObserver } from './actor/actor-runtime-observer.js';
+export type { ActivationTally, ModelCallRecord } from './activation/activation-tally.js';
 export { CommitConflict } from './actor/state-store.js';
 export type { StateStore, StoredActor } from './actor/state-store.js';
 export type { OutboxPublisher } from './actor/outbox-publisher.js';

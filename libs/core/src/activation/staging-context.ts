@@ -44,6 +44,11 @@ export interface StagingContextInit {
   /** The agent's declared tools (inline read-only tools; names `act` may use). */
   readonly tools?: readonly AnyToolDefinition[];
   readonly policy: ResolvedSuspensionPolicy;
+  /**
+   * Told about every model call as it is answered (telemetry only: traces attach a span to it).
+   * Called synchronously; it must not throw and never influences the attempt.
+   */
+  readonly onModelCall?: (call: ModelCallRecord) => void;
 }
 
 /**
@@ -73,6 +78,7 @@ export class StagingContext implements ActivationContext {
   private readonly monotonicMs: () => number;
   private readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   private readonly policy: ResolvedSuspensionPolicy;
+  private readonly onModelCall: ((call: ModelCallRecord) => void) | undefined;
   private readonly stagedOutputs: Uint8Array[] = [];
   private readonly stagedIntents: ToolIntentDoc[] = [];
   private readonly calls: ModelCallRecord[] = [];
@@ -99,6 +105,7 @@ export class StagingContext implements ActivationContext {
     this.monotonicMs = init.monotonicMs;
     this.tools = new Map((init.tools ?? []).map((t) => [t.name, t]));
     this.policy = init.policy;
+    this.onModelCall = init.onModelCall;
     this.step = init.stepIndex;
   }
 
@@ -253,13 +260,15 @@ export class StagingContext implements ActivationContext {
   private respond(step: number, request: ModelRequest, body: Uint8Array, cacheHit: boolean, durationMs: number): ModelResponse {
     const decoded = this.provider.decode?.(body);
     const usage = decoded?.usage;
-    this.calls.push({
+    const call: ModelCallRecord = {
       step,
       model: request.model,
       cacheHit,
       durationMs,
       ...(usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens } : {}),
-    });
+    };
+    this.calls.push(call);
+    this.onModelCall?.(call);
     return {
       body,
       text: decoded?.text ?? utf8.decode(body),

@@ -1,3 +1,4 @@
+import type { ModelCallRecord } from '../activation/activation-tally.js';
 import type { ErrorReason } from '../vocabulary/error-reason.js';
 import type { ActivationReport } from './apply-element.js';
 
@@ -20,4 +21,12 @@ export interface ActorRuntimeObserver {
   softCap?(stateKey: string): void;
   /** A direct element of an agent not hosted here was refused with a record and no commit. */
   refused?(stateKey: string, reason: ErrorReason): void;
+  /**
+   * A model call of the running attempt was answered: by the provider (`cacheHit` false), or by
+   * the replay cache or an earlier uncommitted attempt (`cacheHit` true). Called synchronously,
+   * inside the activation's asynchronous context, so a tracer can attach the call to the
+   * activation's span. A retried or replayed attempt reports its calls again, as cache hits when
+   * they were remembered; an attempt that is later discarded still reported them.
+   */
+  modelCall?(stateKey: string, call: ModelCallRecord): void;
 }

@@ -69,6 +69,18 @@ describe('ActorRuntime retry determinism', () => {
     expect(faulted.h.store.commits).toBe(4);
   });
 
+  it('reports each model call to the observer as it is answered: the first attempt misses, its retry hits the memo', async () => {
+    const faulted = await run(new InMemoryStateStore().failCommit(2, 'before-write'), ['a', 'b']);
+    const calls = faulted.h.observer.of('modelCall').map((n) => ({ stateKey: n.stateKey, step: n.call.step, model: n.call.model, cacheHit: n.call.cacheHit }));
+    const stateKey = ActorHarness.stateKey('oracle', 'k');
+    expect(calls).toEqual([
+      { stateKey, step: 0, model: 'fake-1', cacheHit: false },
+      { stateKey, step: 0, model: 'fake-1', cacheHit: false },
+      { stateKey, step: 0, model: 'fake-1', cacheHit: true },
+    ]);
+    expect(faulted.h.observer.of('modelCall').every((n) => n.call.durationMs >= 0)).toBe(true);
+  });
+
   it('takes the duplicate path after an ambiguous commit and publishes the committed outbox once more', async () => {
     const faulted = await run(new InMemoryStateStore().failCommit(1, 'after-write'), ['a']);
     expect(faulted.outcomes).toEqual([{ kind: 'duplicate' }]);

@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '../agent/agent-definition.js';
+import type { ModelCallRecord } from '../activation/activation-tally.js';
 import { AttemptMemo } from '../activation/attempt-memo.js';
 import { ensureError, RetryableError } from '../errors/runtime-error.js';
 import type { ModelProvider } from '../model/model-request.js';
@@ -135,6 +136,7 @@ export class ActorRuntime {
           memo: this.memo(scope.stateKey),
           activationTimeoutMs: this.deps.activationTimeoutMs,
           onSoftCap: () => this.deps.observer?.softCap?.(scope.stateKey),
+          onModelCall: (call: ModelCallRecord) => this.deps.observer?.modelCall?.(scope.stateKey, call),
           ...(this.deps.signer ? { signer: this.deps.signer } : {}),
           ...(this.deps.longterm ? { longterm: this.deps.longterm } : {}),
         };

@@ -1,7 +1,7 @@
 import type { AgentDefinition, AgentHandler } from '../agent/agent-definition.js';
 import type { ApprovalView, ToolResultView } from '../agent/resume-views.js';
 import { resolveSuspensionPolicy, type ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
-import type { ActivationTally } from '../activation/activation-tally.js';
+import type { ActivationTally, ModelCallRecord } from '../activation/activation-tally.js';
 import type { AttemptMemo } from '../activation/attempt-memo.js';
 import { failureDetail } from '../activation/failure-position.js';
 import { outputBytes } from '../activation/output-value.js';
@@ -55,6 +55,8 @@ export interface ApplyDeps {
   readonly activationTimeoutMs: number;
   /** Called at most once per attempt when working memory crosses its soft cap. */
   readonly onSoftCap?: () => void;
+  /** Told about each model call of an attempt as it is answered (telemetry; see `StagingContextInit.onModelCall`). */
+  readonly onModelCall?: (call: ModelCallRecord) => void;
   /** Signs intents as they are published (the activator's signing key); absent = unsigned. */
   readonly signer?: IntentSigner;
   /** The long-term tier (absent: `ctx.memory.longterm` throws `LongTermNotConfigured`). */
@@ -244,6 +246,7 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
     policy,
     ...(plan.resume ? { resume: plan.resume } : {}),
     ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
+    ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
   });
   const summarize = deps.agent.memory?.summarize;
   // Summarizing runs inside the activation (same timeout, same failure handling) after the agent

@@ -60,4 +60,9 @@ export interface InboxElement {
    * an agent not hosted here is a publisher's mistake (an `unknown_agent` record), not deploy skew.
    */
   readonly direct?: boolean;
+  /**
+   * How many times the transport has delivered this element (1 = the first delivery), when known.
+   * Telemetry only (traces mark redeliveries): it never reaches a decision or the state document.
+   */
+  readonly deliveries?: number;
 }

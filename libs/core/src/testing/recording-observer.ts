@@ -2,6 +2,7 @@
  * An {@link ActorRuntimeObserver} that records every notice in order, for specs asserting what
  * the runtime reported (retries, conflicts, fencing) rather than only what it wrote.
  */
+import type { ModelCallRecord } from '../activation/activation-tally.js';
 import type { ActivationReport } from '../actor/apply-element.js';
 import type { ActorRuntimeObserver } from '../actor/actor-runtime-observer.js';
 import type { ErrorReason } from '../vocabulary/error-reason.js';
@@ -14,7 +15,8 @@ export type ObservedNotice =
   | { readonly type: 'fenced'; readonly stateKey: string; readonly storedEpoch: number; readonly ownEpoch: number }
   | { readonly type: 'retrying'; readonly stateKey: string; readonly error: Error; readonly attempt: number; readonly delayMs: number }
   | { readonly type: 'softCap'; readonly stateKey: string }
-  | { readonly type: 'refused'; readonly stateKey: string; readonly reason: ErrorReason };
+  | { readonly type: 'refused'; readonly stateKey: string; readonly reason: ErrorReason }
+  | { readonly type: 'modelCall'; readonly stateKey: string; readonly call: ModelCallRecord };
 
 /** Keeps every notice in `notices`, in the order the runtime reported them. */
 export class RecordingObserver implements ActorRuntimeObserver {
@@ -40,6 +42,9 @@ export class RecordingObserver implements ActorRuntimeObserver {
   }
   refused(stateKey: string, reason: ErrorReason): void {
     this.notices.push({ type: 'refused', stateKey, reason });
+  }
+  modelCall(stateKey: string, call: ModelCallRecord): void {
+    this.notices.push({ type: 'modelCall', stateKey, call });
   }
 
   /** The notices of one type, narrowed. */
