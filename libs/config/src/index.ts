@@ -13,6 +13,7 @@ export {
   SigningConfigSchema,
   EffectorConfigSchema,
   LongTermConfigSchema,
+  OpsConfigSchema,
 } from './runtime-config.js';
 export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';

@@ -57,9 +57,13 @@ export const ConfigEnv = {
   AGENTS_KEYRING_FILE: ['signing', 'keyringFile'],
   /** Long-term memory backend URI (unset = tier off); may carry credentials, never logged unredacted. */
   AGENTS_LONGTERM_URI: ['longterm', 'uri'],
+  /** Address of the ops listener (/metrics, /healthz, /readyz). */
+  AGENTS_OPS_HOST: ['ops', 'host'],
+  /** Port of the ops listener; 0 picks a free one. */
+  AGENTS_OPS_PORT: ['ops', 'port'],
 } as const;
 
-const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas', 'leaseTtlMs']);
+const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas', 'leaseTtlMs', 'port']);
 
 /**
  * Loads and validates the runtime configuration. Pure but for reading `file`: the same sources

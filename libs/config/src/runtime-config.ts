@@ -158,6 +158,19 @@ export const LongTermConfigSchema = z.strictObject({
   requestTimeoutMs: positiveInt.default(7_500),
 });
 
+/**
+ * Each service's operations listener: `GET /metrics`, `/healthz` and `/readyz`, separate from any
+ * API port (ingress keeps `ingress.httpPort`). Several services on one machine need distinct ports.
+ */
+export const OpsConfigSchema = z.strictObject({
+  /** Address to bind (`AGENTS_OPS_HOST`); a pod sets 0.0.0.0 so the kubelet and Prometheus reach it. */
+  host: z.string().min(1).default('127.0.0.1'),
+  /** Port (`AGENTS_OPS_PORT`); 0 picks a free port, which the service logs (`ops listening on <url>`). */
+  port: z.number().int().min(0).max(65_535).default(9464),
+  /** How often consumer lag (`num_pending`) is sampled for `/metrics`. */
+  lagSampleMs: z.number().int().min(100).default(10_000),
+});
+
 /** The whole runtime configuration shared by every service. */
 export const RuntimeConfigSchema = z.strictObject({
   /** Subject prefix of the deployment; stream and bucket names derive from it. */
@@ -174,6 +187,7 @@ export const RuntimeConfigSchema = z.strictObject({
   signing: SigningConfigSchema.prefault({}),
   effector: EffectorConfigSchema.prefault({}),
   longterm: LongTermConfigSchema.prefault({}),
+  ops: OpsConfigSchema.prefault({}),
 });
 
 /** The validated configuration. */
