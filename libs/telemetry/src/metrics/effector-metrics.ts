@@ -1,10 +1,12 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ConsumerLagMetrics } from './consumer-lag.js';
+import { errorRecordCounter } from './error-record-counter.js';
 
 /**
  * The effector's Prometheus metrics. Names are a compatibility contract (dashboards and alerts
  * use them). Values count attempts, not effects: a redelivered intent that is republished counts
  * as `deduped` again, and a crash between a tool's return and the count loses the count — these
- * are telemetry, never a ledger or a decision input. Not served over HTTP yet.
+ * are telemetry, never a ledger or a decision input. Served on the ops listener (`/metrics`).
  */
 export class EffectorMetrics {
   readonly registry = new Registry();
@@ -52,6 +54,12 @@ export class EffectorMetrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+
+  /** Error records published refusing intents, by agent and reason (the cluster-wide `agents_error_records_total`). */
+  readonly errorRecords = errorRecordCounter(this.registry);
+
+  /** Lag of the effector's intents consumer (sampled every `ops.lagSampleMs`). */
+  readonly consumerLag = new ConsumerLagMetrics(this.registry);
 
   /** Unsigned intents accepted under the permissive verification mode; keep at 0 before switching to require. */
   readonly unsignedAccepted = new Counter({

@@ -1,0 +1,63 @@
+import { hostname } from 'node:os';
+import { context, trace } from '@opentelemetry/api';
+import { pino, stdTimeFunctions, type Logger, type LoggerOptions } from 'pino';
+import { currentLogFields } from './log-fields.js';
+
+/** Log levels `LOG_LEVEL` accepts (pino's). Nest's `log` is `info`, `verbose` is `trace`. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * Paths never written, whatever a caller passes: credentials and anything that could carry an
+ * event payload or tool arguments. Messages themselves never contain payloads (house rule); this
+ * is the backstop for structured fields.
+ */
+const REDACTED = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.secret',
+  '*.token',
+  '*.apiKey',
+  '*.credentials',
+  'payload',
+  '*.payload',
+  'args',
+  '*.args',
+];
+
+/**
+ * The pino options of a service: JSON lines on stdout with an ISO time, a level name, the
+ * service, the Nest context, and — inside an activation or intent — `agent`, `key`, `trace_id`
+ * and `span_id`, so a log line leads to its trace. Level from `LOG_LEVEL` (default `info`; an
+ * unknown value falls back to `info`).
+ */
+export function serviceLoggerOptions(service: string, env: Readonly<Record<string, string | undefined>>): LoggerOptions {
+  const requested = env.LOG_LEVEL?.trim().toLowerCase();
+  const level: LogLevel = (LOG_LEVELS as readonly string[]).includes(requested ?? '') ? (requested as LogLevel) : 'info';
+  return {
+    level,
+    base: { service, pid: process.pid, hostname: hostname() },
+    timestamp: stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACTED, censor: '[redacted]' },
+    mixin() {
+      const fields = currentLogFields();
+      const span = trace.getSpanContext(context.active());
+      const traced = span !== undefined && trace.isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
+      return traced === undefined ? { ...fields } : { ...fields, ...traced };
+    },
+  };
+}
+
+let processLogger: Logger | undefined;
+
+/**
+ * The process's one pino logger (created on first use): the Nest logger of the service (through
+ * nestjs-pino) and the logger of what runs before Nest (tracing, the ops listener). Synchronous
+ * writes, so the lines before a crash are not lost.
+ */
+export function serviceLogger(service: string, env: Readonly<Record<string, string | undefined>> = process.env): Logger {
+  processLogger ??= pino(serviceLoggerOptions(service, env));
+  return processLogger;
+}

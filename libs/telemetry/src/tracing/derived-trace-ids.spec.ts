@@ -1,0 +1,56 @@
+// Layer 1: a message that arrived without trace context must root the same trace on every delivery (retries and replays never start an unrelated trace), while each delivery still gets a span of its own.
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { afterEach, describe, expect, it } from 'vitest';
+import { derivedTraceId, DerivedTraceIdGenerator, installTraceIdGenerator, startSpanInTrace } from './derived-trace-ids.js';
+
+function tracing(): { exporter: InMemorySpanExporter; tracer: ReturnType<TracerProvider['getTracer']> } {
+  const generator = new DerivedTraceIdGenerator();
+  installTraceIdGenerator(generator);
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ idGenerator: generator, spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  return { exporter, tracer: provider.getTracer('spec') };
+}
+
+afterEach(() => installTraceIdGenerator(undefined));
+
+describe('derivedTraceId', () => {
+  it('is 32 lowercase hex digits, the same for the same parts and different for others', () => {
+    const id = derivedTraceId('ingest', 'AGENTS_INGEST', 42);
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(derivedTraceId('ingest', 'AGENTS_INGEST', 42)).toBe(id);
+    expect(derivedTraceId('ingest', 'AGENTS_INGEST', 43)).not.toBe(id);
+  });
+});
+
+describe('startSpanInTrace', () => {
+  it('roots two deliveries of a message without context in one trace, each with a span of its own', () => {
+    const { exporter, tracer } = tracing();
+    const rootId = derivedTraceId('inbox', 'refund.o-1', 7);
+    startSpanInTrace(tracer, 'first', {}, ROOT_CONTEXT, rootId).end();
+    startSpanInTrace(tracer, 'redelivered', {}, ROOT_CONTEXT, rootId).end();
+    const [first, second] = exporter.getFinishedSpans();
+    expect(first?.spanContext().traceId).toBe(rootId);
+    expect(second?.spanContext().traceId).toBe(rootId);
+    expect(first?.spanContext().spanId).not.toBe(second?.spanContext().spanId);
+  });
+
+  it("continues the parent's trace when the context carries one, ignoring the derived id", () => {
+    const { exporter, tracer } = tracing();
+    const parent = tracer.startSpan('publisher');
+    startSpanInTrace(tracer, 'child', {}, trace.setSpan(ROOT_CONTEXT, parent), derivedTraceId('x')).end();
+    parent.end();
+    const child = exporter.getFinishedSpans().find((s) => s.name === 'child');
+    expect(child?.spanContext().traceId).toBe(parent.spanContext().traceId);
+    expect(child?.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
+  });
+
+  it('leaves later root spans on random trace ids', () => {
+    const { exporter, tracer } = tracing();
+    startSpanInTrace(tracer, 'seeded', {}, ROOT_CONTEXT, derivedTraceId('y')).end();
+    tracer.startSpan('plain').end();
+    const ids = exporter.getFinishedSpans().map((s) => s.spanContext().traceId);
+    expect(ids[0]).toBe(derivedTraceId('y'));
+    expect(ids[1]).not.toBe(derivedTraceId('y'));
+  });
+});

@@ -1,0 +1,46 @@
+// Layer 1: trace context travels in NATS headers as W3C traceparent/tracestate; re-parenting what a span publishes must replace exactly those two headers and keep every other header in order.
+import { propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HeaderDoc } from '#core';
+import { contextFromHeaders, withTraceContext } from './trace-headers.js';
+
+const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+describe('trace headers', () => {
+  beforeAll(() => {
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  });
+  afterAll(() => propagation.disable());
+
+  it('reads the W3C parent a publisher put in the headers, whatever the header case', () => {
+    const ctx = contextFromHeaders([{ name: 'Traceparent', value: PARENT }]);
+    expect(trace.getSpanContext(ctx)).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, isRemote: true });
+  });
+
+  it('yields no span context for a message without (or with a malformed) traceparent', () => {
+    expect(trace.getSpanContext(contextFromHeaders([{ name: 'Nats-Msg-Id', value: 'x' }]))).toBeUndefined();
+    expect(trace.getSpanContext(contextFromHeaders([{ name: 'traceparent', value: 'garbage' }]))).toBeUndefined();
+  });
+
+  it('replaces traceparent and tracestate with the given span and keeps the other headers in order', () => {
+    const headers: HeaderDoc[] = [
+      { name: 'Agents-Event-Time', value: '1' },
+      { name: 'traceparent', value: PARENT },
+      { name: 'tracestate', value: 'vendor=old' },
+      { name: 'Nats-Msg-Id', value: 'm' },
+    ];
+    const span = trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED });
+    const out = withTraceContext(headers, trace.setSpan(ROOT_CONTEXT, span));
+    expect(out).toEqual([
+      { name: 'Agents-Event-Time', value: '1' },
+      { name: 'Nats-Msg-Id', value: 'm' },
+      { name: 'traceparent', value: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' },
+    ]);
+  });
+
+  it('returns the headers untouched when there is no span to carry', () => {
+    const headers: HeaderDoc[] = [{ name: 'traceparent', value: PARENT }];
+    expect(withTraceContext(headers, ROOT_CONTEXT)).toBe(headers);
+  });
+});

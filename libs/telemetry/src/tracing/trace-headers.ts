@@ -1,0 +1,40 @@
+import { context as contextApi, propagation, ROOT_CONTEXT, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import { HeaderName, type HeaderDoc } from '#core';
+
+const TRACE_HEADERS = new Set<string>([HeaderName.Traceparent, HeaderName.Tracestate]);
+
+const getter: TextMapGetter<readonly HeaderDoc[]> = {
+  keys: (carrier) => carrier.map((h) => h.name),
+  get: (carrier, key) => {
+    const lower = key.toLowerCase();
+    return carrier.find((h) => h.name.toLowerCase() === lower)?.value;
+  },
+};
+
+const setter: TextMapSetter<HeaderDoc[]> = {
+  set: (carrier, key, value) => {
+    carrier.push({ name: key, value });
+  },
+};
+
+/**
+ * The trace context a message carries (W3C `traceparent`/`tracestate` in its NATS headers), as a
+ * context to start spans under. A message without one (or with an invalid one) yields the root
+ * context. With tracing off the propagator is a no-op and so is this.
+ */
+export function contextFromHeaders(headers: readonly HeaderDoc[]): Context {
+  return propagation.extract(ROOT_CONTEXT, headers, getter);
+}
+
+/**
+ * `headers` with their trace context replaced by the span active in `ctx`, so whatever is
+ * published with them continues the trace as a child of that span. Other headers keep their
+ * order. When nothing can be injected (tracing off, no valid span) the headers are returned as
+ * they were, carried trace context included.
+ */
+export function withTraceContext(headers: readonly HeaderDoc[], ctx: Context = contextApi.active()): readonly HeaderDoc[] {
+  const injected: HeaderDoc[] = [];
+  propagation.inject(ctx, injected, setter);
+  if (!injected.some((h) => h.name === HeaderName.Traceparent)) return headers;
+  return [...headers.filter((h) => !TRACE_HEADERS.has(h.name.toLowerCase())), ...injected];
+}
