@@ -1,0 +1,34 @@
+# The production image of nats-agents: one image runs every service. The command picks it:
+#   node dist/apps/{ingress,activator,effector,memory-store}/src/main.js
+#   node bin/nats-agents.mjs provision
+# (the Helm chart in helm/nats-agents does exactly this). Build: docker build -t nats-agents .
+
+# --- build: install the lockfile exactly, compile, then drop dev dependencies -------------------
+FROM node:20.20.2-bookworm AS build
+WORKDIR /app
+# The full Debian image has python3, make and g++ in case better-sqlite3 must compile.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY apps ./apps
+COPY libs ./libs
+COPY examples ./examples
+COPY scripts ./scripts
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# --- runtime: Node and the compiled code only, owned by root, run as the unprivileged `node` ---
+FROM node:20.20.2-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+# Plain JavaScript example agents are loaded from source (the others are compiled into dist/).
+COPY examples/echo ./examples/echo
+# The image's `node` user (uid 1000). The code stays root-owned and read-only to it; the chart
+# also mounts the root filesystem read-only and gives the process an emptyDir at /tmp.
+USER 1000:1000
+# 8080: the ingress HTTP API; 9464: every service's ops listener (/metrics, /healthz, /readyz).
+EXPOSE 8080 9464
+CMD ["node", "bin/nats-agents.mjs", "--help"]
