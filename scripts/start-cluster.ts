@@ -77,7 +77,7 @@ function startService(name: string, env: NodeJS.ProcessEnv): Promise<void> {
     const onData = (chunk: Buffer): void => {
       const text = chunk.toString();
       process.stdout.write(prefixLines(name, text));
-      if (/owns [1-9]\d* partitions|ingress consuming|effector (connected|consuming)|memory-store connected/.test(text)) resolveReady();
+      if (/owns [1-9]\d* partitions|ingress consuming|effector (connected|consuming)|memory-store (connected|serving)/.test(text)) resolveReady();
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);

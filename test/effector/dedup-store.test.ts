@@ -15,7 +15,7 @@ import { startNatsServer, type NatsServerHandle } from '../harness/index.js';
 import { dedupStoreConformance } from './dedup-conformance.js';
 
 const topology = createTopology({ partitions: 4 });
-const streams = { replicas: 1, duplicateWindowMs: 120_000, inboxMaxAgeMs: 3_600_000, outputMaxAgeMs: 3_600_000 };
+const streams = { replicas: 1, duplicateWindowMs: 120_000, inboxMaxAgeMs: 3_600_000, outputMaxAgeMs: 3_600_000, auditMaxAgeMs: 0 };
 let server: NatsServerHandle;
 let nc: NatsConnection;
 let kv: KV;

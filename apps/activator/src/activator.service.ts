@@ -1,18 +1,23 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ActorRuntime, type Addressing, type AgentDefinition, type LongTermStore, type ModelProvider, type OutboxPublisher, type StateStore } from '#core';
+import { type ActorRuntime, type Addressing, type AgentDefinition, type LongTermStore, type ModelProvider, type OutboxPublisher, type StateStore } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import pRetry from 'p-retry';
 import { encodeKeyToken, type Topology } from '#routing';
-import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
+import { acquirePartitionConsumer, EntityPauses, NatsService, pauseAckKey, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
 import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { directScreen } from './direct-screen.js';
+import { digestOfToken, EntityGate } from './entity-gate.js';
 import { buildIntentSigner } from './intent-signer.factory.js';
 import { KvTimerIndex } from './kv-timer-index.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
 import type { RuntimeMetrics } from '#telemetry';
 import { OwnershipManager } from './ownership-manager.js';
 import { PartitionWorker } from './partition-worker.js';
+import { leaseMoveObserver } from './telemetry/lease-move-observer.js';
+import { TracedActorRuntime } from './telemetry/traced-actor-runtime.js';
 
 /** How long a stopping activator lets in-flight activations finish before abandoning them. */
 const DRAIN_MS = 10_000;
@@ -27,9 +32,11 @@ const DRAIN_MS = 10_000;
 export class ActivatorService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ActivatorService.name);
   private readonly workers = new Map<number, PartitionWorker>();
+  private gate: EntityGate | undefined;
   private runtime: ActorRuntime | undefined;
   private ownership: OwnershipManager | undefined;
   private timerIndex: KvTimerIndex | undefined;
+  private pauses: EntityPauses | undefined;
   private ready = false;
 
   constructor(
@@ -52,7 +59,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     const signer = buildIntentSigner(this.config.signing, process.env);
     const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology);
     this.timerIndex = timerIndex;
-    this.runtime = new ActorRuntime({
+    this.runtime = new TracedActorRuntime({
       store: this.store,
       publisher: this.publisher,
       agents: this.agents,
@@ -70,10 +77,29 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       screenDirect: directScreen(this.agents, this.config.ingress),
       ...(signer ? { signer } : {}),
       ...(this.longterm !== null ? { longterm: { store: this.longterm, retentionMs: this.config.longterm.retentionMs } } : {}),
-    });
+    }, { metrics: this.metrics, prefix: this.topology.prefix, partitionOf: (token) => this.topology.partitionOf(token) });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;
     const runtime = this.runtime;
+    const ofDigest = (digest: string) => (stateKey: string) => digestOfToken(stateKey.slice(stateKey.indexOf('.') + 1)) === digest;
+    const erasures = await this.nats.bucket(this.topology.buckets.erasures);
+    const gate = new EntityGate({
+      anyPaused: () => this.pauses?.anyPaused === true,
+      isPaused: (digest) => this.pauses?.isPaused(digest) === true,
+      evict: (digest) => runtime.forget(ofDigest(digest)),
+      // Straight to KV: pauses found while the view opens are acknowledged before it resolves.
+      acknowledge: async (digest) => {
+        await erasures.put(pauseAckKey(digest, memberId), new Uint8Array(0));
+        this.logger.log(`entity ${digest.slice(0, 12)}… paused for erasure: nothing of it runs here`);
+      },
+      resumed: (digest) => {
+        timerIndex.refresh(ofDigest(digest)).catch((error: unknown) => this.logger.warn(`reloading timers after a resume failed: ${(error as Error).message}`));
+      },
+      warn: (message) => this.logger.warn(message),
+    });
+    this.gate = gate;
+    // Read before any partition is consumed: no activation of an entity paused earlier may start here.
+    this.pauses = await EntityPauses.open(erasures, (event) => gate.onPauseChange(event));
     this.ownership = new OwnershipManager({
       memberId,
       partitions: this.topology.partitions,
@@ -82,6 +108,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       members: await this.nats.bucket(this.topology.buckets.members),
       clock: this.clock,
       info: { agents: [...this.agents.keys()].join(',') },
+      observer: leaseMoveObserver(this.metrics),
       hooks: {
         acquired: (partition, epoch) => this.startPartition(runtime, timerIndex, partition, epoch),
         released: (partition, reason) => this.stopPartition(partition, reason === 'rebalance' || reason === 'shutdown'),
@@ -100,6 +127,12 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationShutdown(): Promise<void> {
     this.ready = false;
     await this.ownership?.stop();
+    await this.pauses?.close();
+  }
+
+  /** True while membership and partition leases are in a good state (readiness). */
+  get leasesHealthy(): boolean {
+    return this.ownership?.healthy ?? false;
   }
 
   /** Partitions this activator consumes now, with their epochs. */
@@ -126,16 +159,41 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       js: this.nats.js,
       runtime,
       topology: this.topology,
+      gate: this.requireGate(),
+      stillStored: (seq) => this.stillStored(seq),
       onFenced: (p) => this.ownership?.fenced(p),
       onGap: (p) => this.ownership?.requestReset(p),
     });
-    const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId) => {
+    const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId, entityKey) => {
+      // A paused entity's firings are held back: the resume reloads its timers from the index.
+      if (this.pauses?.isKeyPaused(entityKey) === true) return;
       await this.nats.js.publish(subject, envelope, { msgID: msgId, timeout: this.config.nats.requestTimeoutMs });
     });
     const timersLoaded = await timerIndex.attach(partition, scheduler);
     if (timersLoaded > 0) this.logger.log(`partition ${partition}: ${timersLoaded} keys with timers rescheduled`);
     await worker.start();
     this.workers.set(partition, worker);
+  }
+
+  private requireGate(): EntityGate {
+    if (this.gate === undefined) throw new Error('the entity gate is built before partitions are taken');
+    return this.gate;
+  }
+
+  /** Whether the inbox still stores `seq`: false once an erasure purged it. Retries transient failures. */
+  private async stillStored(seq: number): Promise<boolean> {
+    return pRetry(
+      async () => {
+        try {
+          await this.nats.jsm.streams.getMessage(this.topology.streams.inbox.name, { seq });
+          return true;
+        } catch (error) {
+          if (error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.NoMessageFound || error.status === 404)) return false;
+          throw error;
+        }
+      },
+      { retries: 5, minTimeout: 200 },
+    );
   }
 
   private async stopPartition(partition: number, drain: boolean): Promise<void> {

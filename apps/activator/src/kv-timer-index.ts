@@ -1,13 +1,8 @@
 import type { KV } from '@nats-io/kv';
 import { indexCovers, sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
-import type { Topology } from '#routing';
+import { decodeKeyToken, timerIndexKey, type Topology } from '#routing';
 import { decodeTimerIndexEntry, encodeTimerIndexEntry, type TimerIndexEntry } from './timer-index-entry.js';
 import type { TimerScheduler } from './timer-scheduler.js';
-
-/** The index key of a state key in `AGENTS_TIMERS`: partition first, so an owner lists only its own. */
-export function timerIndexKey(partition: number, stateKey: string): string {
-  return `p${String(partition).padStart(4, '0')}.${stateKey}`;
-}
 
 /**
  * The timer index over KV `AGENTS_TIMERS`, feeding the owning partition's scheduler. Writes happen
@@ -85,6 +80,29 @@ export class KvTimerIndex implements TimerIndex {
     if (timers.length === 0) this.scheduled.delete(owner.stateKey);
     else this.scheduled.set(owner.stateKey, timers);
     this.schedulers.get(this.partitionOf(owner))?.update(owner, timers);
+  }
+
+  /**
+   * Re-reads from the index the keys matching `matches` that this process knows of, replacing
+   * what their schedulers hold: after an erasure the entries are gone and the timers are dropped;
+   * after an aborted one they are scheduled again (firings held back during the pause fire now).
+   */
+  async refresh(matches: (stateKey: string) => boolean): Promise<void> {
+    const stateKeys = new Set([...this.scheduled.keys(), ...this.written.keys()].filter(matches));
+    for (const stateKey of stateKeys) {
+      const dot = stateKey.indexOf('.');
+      const owner: TimerOwner = { stateKey, agent: stateKey.slice(0, dot), entityKey: decodeKeyToken(stateKey.slice(dot + 1)) };
+      const partition = this.partitionOf(owner);
+      this.written.delete(stateKey);
+      this.scheduled.delete(stateKey);
+      const entry = await this.kv.get(timerIndexKey(partition, stateKey));
+      const decoded = entry !== null && entry.operation === 'PUT' ? decodeTimerIndexEntry(stateKey, entry.value) : undefined;
+      if (decoded !== undefined) {
+        this.written.set(stateKey, decoded.timers);
+        this.scheduled.set(stateKey, decoded.timers);
+      }
+      this.schedulers.get(partition)?.update(decoded?.owner ?? owner, decoded?.timers ?? []);
+    }
   }
 
   private async write(entry: TimerIndexEntry): Promise<void> {

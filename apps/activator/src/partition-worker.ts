@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { KeyMailbox, type ActorRuntime } from '#core';
 import type { Topology } from '#routing';
+import type { EntityGate } from './entity-gate.js';
 import { decodeInboxMessage } from './inbox-message.js';
 import { settleInboxMessage } from './inbox-settlement.js';
 
@@ -17,6 +18,10 @@ export interface PartitionWorkerOptions {
   readonly js: JetStreamClient;
   readonly runtime: ActorRuntime;
   readonly topology: Topology;
+  /** Holds elements of entities paused by an erasure. */
+  readonly gate: EntityGate;
+  /** Whether the inbox still stores message `seq` (false once an erasure purged it). */
+  readonly stillStored: (seq: number) => Promise<boolean>;
   /** Called once when the worker finds itself fenced (a newer owner wrote one of its keys). */
   readonly onFenced: (partition: number) => void;
   /**
@@ -112,11 +117,19 @@ export class PartitionWorker {
       ownerEpoch: this.options.epoch,
       signal: this.stopController.signal,
     };
+    const { gate, runtime, stillStored } = this.options;
     void this.mailbox
-      .run(decoded.stateKey, () => this.options.runtime.process(decoded.element, scope))
-      .then((outcome) => {
+      .run(decoded.stateKey, () =>
+        gate.run(decoded.address.token, () => runtime.process(decoded.element, scope), () => stillStored(msg.seq), this.stopController.signal),
+      )
+      .then((gated) => {
         const latest = this.inFlight.get(msg.seq) ?? msg;
-        if (settleInboxMessage(latest, outcome) === 'stop-partition' && !this.fenced) {
+        if (!gated.ran) {
+          // Erased with its entity: nothing is left to apply. Stopped: the next owner gets it.
+          if (gated.reason === 'erased') latest.ack();
+          return;
+        }
+        if (settleInboxMessage(latest, gated.value) === 'stop-partition' && !this.fenced) {
           this.fenced = true;
           this.stopController.abort();
           this.options.onFenced(this.options.partition);

@@ -3,8 +3,11 @@ import { encodeInboxEnvelope, timerMessageId, type Clock, type TimerDoc, type Ti
 import { encodeKeyToken, InboxKind, type Topology } from '#routing';
 import { TimerHeap } from './timer-heap.js';
 
-/** Publishes one timer firing into a key's inbox lane (resolves when the stream stored it). */
-export type TimerPublisher = (subject: string, envelope: Uint8Array, msgId: string) => Promise<void>;
+/**
+ * Publishes one timer firing into a key's inbox lane (resolves when the stream stored it, or when
+ * the publisher chose to hold the firing back: the key's timers are then reloaded later).
+ */
+export type TimerPublisher = (subject: string, envelope: Uint8Array, msgId: string, entityKey: Uint8Array) => Promise<void>;
 
 /** Processing-time scheduling, injected so tests drive time by hand. */
 export interface SchedulerClock extends Clock {
@@ -101,7 +104,7 @@ export class TimerScheduler {
           payload: { kind: 'timer', timer: { timerId: timer.timerId, kind: timer.kind, dueAtMs: timer.dueAtMs } },
         });
         try {
-          await this.publish(subject, envelope, timerMessageId(owner.agent, owner.entityKey, timer.timerId, timer.dueAtMs));
+          await this.publish(subject, envelope, timerMessageId(owner.agent, owner.entityKey, timer.timerId, timer.dueAtMs), owner.entityKey);
         } catch (error) {
           this.logger.warn(`timer ${timer.timerId} of ${owner.stateKey} not published yet: ${(error as Error).message}`);
           this.heap.push({ fireAtMs: this.clock.nowMs() + RETRY_DELAY_MS, dueAtMs: timer.dueAtMs, stateKey: owner.stateKey, timerId: timer.timerId });

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { AgentsClient } from '#client';
+import { AgentsClient, ErasureFailed } from '#client';
 import { loadConfig, type RuntimeConfig } from '#config';
 import { decodeActorDocument, decodeErrorRecord, decodeToolIntent, entityKeyHex } from '#core';
 import { createTopology, encodeKeyToken, keyFromText } from '#routing';
@@ -194,6 +194,40 @@ program
       );
     }
     await nc.drain();
+  });
+
+program
+  .command('erase')
+  .description('erase an entity everywhere: actor state of every agent, timers, intents, effector records, stream messages, long-term rows; prints the report (counts only) once the audit record is written')
+  .argument('<key>', 'entity key (text; with --base64, base64 bytes)')
+  .option('--base64', 'the key argument is base64-encoded bytes')
+  .option('--request-id <id>', 'names the erasure in the audit record; repeat a failed erasure with the same id')
+  .option('--requested-by <who>', 'who asked (kept in the audit record)', process.env.USER ?? 'cli')
+  .option('--shards <n>', 'also erase the hot-key shards key#0 … key#<n-1>', integer)
+  .option('--timeout <ms>', 'how long to wait for the report', integer, 120_000)
+  .option('--json', 'print the report as JSON')
+  .action(async (key: string, options: { base64?: boolean; requestId?: string; requestedBy: string; shards?: number; timeout: number; json?: boolean }) => {
+    const agents = await client(config());
+    try {
+      const report = await agents.erase(options.base64 === true ? new Uint8Array(Buffer.from(key, 'base64')) : key, {
+        requestedBy: options.requestedBy,
+        timeoutMs: options.timeout,
+        ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+        ...(options.shards !== undefined ? { shards: options.shards } : {}),
+      });
+      if (options.json === true) {
+        console.log(JSON.stringify(report));
+      } else {
+        console.log(`erased entity sha256:${report.entityKeySha256} (request ${report.requestId}) in ${report.passes} passes`);
+        for (const [place, n] of Object.entries(report.erased)) console.log(`  ${place}: ${n}`);
+      }
+    } catch (error) {
+      if (!(error instanceof ErasureFailed)) throw error;
+      console.error(`erasure failed (${error.code}${error.retryable ? ', retryable: run the same command again' : ''}): ${error.message}`);
+      process.exitCode = error.retryable ? 75 : 1;
+    } finally {
+      await agents.close();
+    }
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

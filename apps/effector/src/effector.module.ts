@@ -5,10 +5,10 @@ import type { AnyToolDefinition, OutboxPublisher } from '#core';
 import { loadConfig, loadToolModules, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
 import { EffectorMetrics } from '#telemetry';
-import { JetStreamOutboxPublisher, NATS_CLIENT_NAME, NatsService, natsServiceProvider, PROVISIONING, provision, TOPOLOGY } from '#transport';
+import { EntityPauses, JetStreamOutboxPublisher, NATS_CLIENT_NAME, NatsService, natsServiceProvider, PROVISIONING, provision, TOPOLOGY } from '#transport';
 import type { DedupStore } from './dedup/dedup-store.js';
 import { KvDedupStore } from './dedup/kv-dedup-store.js';
-import { DEDUP_STORE, EFFECTOR_METRICS, INTENT_PROCESSOR, KEYRING, RESULT_PUBLISHER, TOOL_CATALOG } from './effector.tokens.js';
+import { DEDUP_STORE, EFFECTOR_METRICS, ENTITY_PAUSES, INTENT_PROCESSOR, KEYRING, RESULT_PUBLISHER, TOOL_CATALOG } from './effector.tokens.js';
 import { EffectorService } from './effector.service.js';
 import { IntentProcessor } from './intent-processor.js';
 import { loadKeyring } from './keyring.js';
@@ -68,8 +68,14 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
     },
     { provide: EFFECTOR_METRICS, useFactory: () => new EffectorMetrics() },
     {
+      provide: ENTITY_PAUSES,
+      inject: [NatsService, TOPOLOGY, PROVISIONING],
+      useFactory: async (nats: NatsService, topology: Topology): Promise<EntityPauses> =>
+        EntityPauses.open(await nats.bucket(topology.buckets.erasures)),
+    },
+    {
       provide: INTENT_PROCESSOR,
-      inject: [RUNTIME_CONFIG, TOPOLOGY, TOOL_CATALOG, KEYRING, DEDUP_STORE, RESULT_PUBLISHER, EFFECTOR_METRICS],
+      inject: [RUNTIME_CONFIG, TOPOLOGY, TOOL_CATALOG, KEYRING, DEDUP_STORE, RESULT_PUBLISHER, EFFECTOR_METRICS, ENTITY_PAUSES],
       useFactory: (
         config: RuntimeConfig,
         topology: Topology,
@@ -78,6 +84,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
         store: DedupStore,
         publisher: OutboxPublisher,
         metrics: EffectorMetrics,
+        pauses: EntityPauses,
       ) =>
         new IntentProcessor({
           store,
@@ -101,6 +108,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
           resultTtlMs: config.effector.resultTtlMs,
           toolTimeoutMs: config.effector.toolTimeoutMs,
           maxResultBytes: config.ingress.maxEventBytes,
+          paused: (entityKey) => pauses.isKeyPaused(entityKey),
         }),
     },
     EffectorService,

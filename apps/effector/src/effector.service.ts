@@ -4,8 +4,8 @@ import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { backoffDelay, KeyMailbox, sleep, type AnyToolDefinition } from '#core';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
-import { fromMsgHdrs, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
-import { INTENT_PROCESSOR, TOOL_CATALOG } from './effector.tokens.js';
+import { EntityPauses, fromMsgHdrs, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
+import { ENTITY_PAUSES, INTENT_PROCESSOR, TOOL_CATALOG } from './effector.tokens.js';
 import { EffectorConfigError } from './effector-errors.js';
 import { decodeDelivery } from './intent-delivery.js';
 import { EFFECTOR_CONSUMER, ensureIntentConsumer } from './intent-consumer.js';
@@ -68,6 +68,7 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(PROVISIONING) private readonly provisioning: ProvisionReport,
     @Inject(TOOL_CATALOG) private readonly tools: Map<string, AnyToolDefinition>,
     @Inject(INTENT_PROCESSOR) private readonly processor: IntentProcessor,
+    @Inject(ENTITY_PAUSES) private readonly pauses: EntityPauses,
   ) {
     // Every intent in flight listens on both signals (waits, tool runs) and removes its listener when done.
     setMaxListeners(0, this.stopping.signal, this.halt.signal);
@@ -109,6 +110,7 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
     this.halt.abort();
     await running;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    await this.pauses.close();
     this.logger.log('effector stopped');
   }
 

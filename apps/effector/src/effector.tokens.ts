@@ -15,3 +15,6 @@ export const EFFECTOR_METRICS = Symbol.for('nats-agents.effector.metrics');
 
 /** Injection token of the `IntentProcessor`. */
 export const INTENT_PROCESSOR = Symbol.for('nats-agents.effector.intent-processor');
+
+/** Injection token of the effector's `EntityPauses` view (entities being erased get no effects). */
+export const ENTITY_PAUSES = Symbol.for('nats-agents.effector.entity-pauses');

@@ -18,4 +18,6 @@ export type IntentOutcome =
   /** A publish exhausted its attempts; the recorded result is republished on redelivery. */
   | { readonly kind: 'unpublished' }
   /** The effector is stopping: waits ended, an unstarted claim was released, or a running tool was abandoned to lease expiry. */
-  | { readonly kind: 'abandoned' };
+  | { readonly kind: 'abandoned' }
+  /** The intent's entity is being erased: nothing was claimed, or the recorded result was not published. */
+  | { readonly kind: 'paused' };

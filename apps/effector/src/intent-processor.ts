@@ -78,6 +78,11 @@ export interface IntentProcessorDeps {
    * OK answer is recorded as ERROR instead. Unbounded when absent.
    */
   readonly maxResultBytes?: number;
+  /**
+   * True while an erasure holds the entity `key` (`EntityPauses.isKeyPaused`): its intents are
+   * neither claimed nor answered until the resume. Nothing is paused when absent.
+   */
+  readonly paused?: (entityKey: Uint8Array) => boolean;
   /** Sleeps (defaults to core `sleep` on `timers`); specs inject one that moves a fake clock. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -91,6 +96,7 @@ export interface ProcessScope {
 }
 
 const ABANDONED = { kind: 'abandoned' } as const satisfies IntentOutcome;
+const PAUSED = { kind: 'paused' } as const satisfies IntentOutcome;
 
 /** Runs the effector protocol for one delivery at a time per intent id (the caller serialises by id). */
 export class IntentProcessor {
@@ -127,6 +133,9 @@ export class IntentProcessor {
     // 2. refuse if expired: no store call, no execution (fail-closed layer 2, invariant 6).
     const expiredAt = this.deps.clock.nowMs();
     if (intentExpired(intent, expiredAt)) return this.publishUnrecorded(intent, expiredVerdict(intent), expiredAt, carried, scope);
+
+    // An entity being erased gets no new effect; its intent is erased or redelivered after the resume.
+    if (this.isPaused(intent)) return PAUSED;
 
     // 3. claim.
     const claimed = await this.claim(intent, scope);
@@ -190,10 +199,16 @@ export class IntentProcessor {
       return { kind: 'claim_lost' };
     }
 
-    // 6. publish.
+    // 6. publish (held back while the entity is being erased: the recorded result is erased with
+    // it, or republished by the redelivery after an aborted erasure).
+    if (this.isPaused(intent)) return PAUSED;
     if (!(await this.publish(intent.intentId, resultEntry(this.deps.topology, intent, bytes, completedAtMs, carried), scope))) return { kind: 'unpublished' };
     this.deps.observer.resultPublished(intent.intentId, verdict.status);
     return { kind: 'published', status: verdict.status, executed };
+  }
+
+  private isPaused(intent: ToolIntentDoc): boolean {
+    return this.deps.paused?.(intent.entityKey) === true;
   }
 
   /** Claims, waiting out live leases of others; undefined when stopping first. */

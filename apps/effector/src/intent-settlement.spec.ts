@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorReason, ToolResultStatus } from '#core';
 import type { IntentOutcome } from './intent-outcome.js';
-import { settleIntentMessage } from './intent-settlement.js';
+import { PAUSED_REDELIVERY_MS, settleIntentMessage, type Settlement } from './intent-settlement.js';
 
 describe('settleIntentMessage', () => {
-  it.each<[IntentOutcome, 'acked' | 'left']>([
+  it.each<[IntentOutcome, Settlement]>([
     [{ kind: 'published', status: ToolResultStatus.Ok, executed: true }, 'acked'],
     [{ kind: 'published', status: ToolResultStatus.Expired, executed: false }, 'acked'],
     [{ kind: 'republished' }, 'acked'],
@@ -13,9 +13,12 @@ describe('settleIntentMessage', () => {
     [{ kind: 'claim_lost' }, 'left'],
     [{ kind: 'unpublished' }, 'left'],
     [{ kind: 'abandoned' }, 'left'],
+    [{ kind: 'paused' }, 'delayed'],
   ])('settles %j as %s', (outcome, expected) => {
     let acks = 0;
-    expect(settleIntentMessage({ ack: () => (acks += 1) }, outcome)).toBe(expected);
+    const naks: (number | undefined)[] = [];
+    expect(settleIntentMessage({ ack: () => (acks += 1), nak: (delay) => naks.push(delay) }, outcome)).toBe(expected);
     expect(acks).toBe(expected === 'acked' ? 1 : 0);
+    expect(naks).toEqual(expected === 'delayed' ? [PAUSED_REDELIVERY_MS] : []);
   });
 });

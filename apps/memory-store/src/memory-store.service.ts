@@ -1,11 +1,21 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
-import { encodeMemoryError, MEMORY_STORE_QUEUE, MemoryErrorCode, type LongTermBackend } from '#longterm';
+import {
+  decodeEraseRequest,
+  encodeEraseResult,
+  encodeMemoryError,
+  ERASE_OP,
+  MEMORY_STORE_QUEUE,
+  MemoryErrorCode,
+  MemoryProtocolError,
+  type LongTermBackend,
+} from '#longterm';
 import type { Topology } from '#routing';
 import { NatsService, TOPOLOGY } from '#transport';
+import type { EntityEraser } from './erasure/entity-eraser.js';
 import { MemoryRequestHandler } from './memory-request-handler.js';
-import { LONG_TERM_BACKEND, MEMORY_REQUEST_HANDLER } from './memory-store.tokens.js';
+import { ENTITY_ERASER, LONG_TERM_BACKEND, MEMORY_REQUEST_HANDLER } from './memory-store.tokens.js';
 import { RetentionSweeper } from './retention-sweeper.js';
 
 /** Requests handled at once per replica; beyond it a request is answered `unavailable` (retryable). */
@@ -23,6 +33,7 @@ const MAX_IN_FLIGHT = 256;
 export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(MemoryStoreService.name);
   private subscription: Subscription | undefined;
+  private eraseSubscription: Subscription | undefined;
   private sweeper: RetentionSweeper | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -32,10 +43,18 @@ export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplica
     @Inject(TOPOLOGY) private readonly topology: Topology,
     @Inject(LONG_TERM_BACKEND) private readonly backend: LongTermBackend | null,
     @Inject(MEMORY_REQUEST_HANDLER) private readonly handler: MemoryRequestHandler | null,
+    @Inject(ENTITY_ERASER) private readonly eraser: EntityEraser,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const { backend, handler } = this;
+    this.eraseSubscription = this.nats.nc.subscribe(this.topology.admin(ERASE_OP), {
+      queue: MEMORY_STORE_QUEUE,
+      callback: (error, msg) => {
+        if (error !== null) this.logger.warn(`erase subscription error: ${error.message}`);
+        else this.track(this.erase(msg));
+      },
+    });
     if (backend === null || handler === null) {
       await this.nats.nc.flush();
       this.logger.log('memory-store connected; the long-term tier is off (longterm.uri unset), nothing to serve');
@@ -65,16 +84,42 @@ export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplica
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.subscription !== undefined && !this.subscription.isClosed()) {
+    for (const subscription of [this.subscription, this.eraseSubscription]) {
+      if (subscription === undefined || subscription.isClosed()) continue;
       try {
-        await this.subscription.drain();
+        await subscription.drain();
       } catch (error) {
-        this.logger.warn(`draining the memory subscription failed: ${(error as Error).message}`);
+        this.logger.warn(`draining a subscription failed: ${(error as Error).message}`);
       }
     }
     await Promise.allSettled([...this.inFlight]);
     await this.sweeper?.stop();
     await this.backend?.close();
+  }
+
+  /**
+   * Runs one erasure and answers it. Failures answer with a code and `retryable`; an erasure that
+   * failed after its pause stays paused, and a repeat of the request completes it.
+   */
+  private async erase(msg: Msg): Promise<void> {
+    let body: Uint8Array;
+    try {
+      const request = decodeEraseRequest(msg.data);
+      body = encodeEraseResult(await this.eraser.erase(request));
+    } catch (error) {
+      const failure = error as Error & { retryable?: boolean; code?: MemoryErrorCode };
+      const code = error instanceof MemoryProtocolError ? error.code : failure.retryable === true ? MemoryErrorCode.Unavailable : MemoryErrorCode.Internal;
+      if (code !== MemoryErrorCode.BadRequest) this.logger.warn(`erasure failed: ${failure.message}`);
+      body = encodeMemoryError({ code, message: failure.message, retryable: code !== MemoryErrorCode.BadRequest && code !== MemoryErrorCode.UnsupportedVersion });
+    }
+    if (!msg.respond(body)) this.logger.warn('erase: the request had no reply subject');
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work
+      .catch((error: unknown) => this.logger.error(`erase: replying failed: ${(error as Error).message}`))
+      .finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
   }
 
   private dispatch(handler: MemoryRequestHandler, msg: Msg): void {

@@ -10,6 +10,7 @@ import {
   type ErrorRecordFields,
   type ToolResultDoc,
 } from '#core';
+import { decodeEraseResponse, encodeEraseRequest, ERASE_OP, type ErasureReport } from '#longterm';
 import { createTopology, decodeKeyToken, encodeKeyToken, InboxKind, keyFromText, UNNAMED_AGENT, type Topology } from '#routing';
 
 /** How to reach a deployment. */
@@ -40,6 +41,30 @@ export interface PublishOptions {
   readonly msgId?: string;
   /** W3C trace context to continue. */
   readonly traceparent?: string;
+}
+
+/** Options of {@link AgentsClient.erase}. */
+export interface EraseOptions {
+  /** Names the erasure in the audit record; repeat a failed request with the same id. Default: derived by the service. */
+  readonly requestId?: string;
+  /** Who asked (kept in the audit record). */
+  readonly requestedBy?: string;
+  /** Also erase the hot-key shards `key#0 … key#<shards-1>` of a sharded agent. */
+  readonly shards?: number;
+  /** How long to wait for the report (default 120 s: an erasure first waits for running activations). */
+  readonly timeoutMs?: number;
+}
+
+/** An erasure the service refused or could not complete; `retryable` says whether repeating it may succeed. */
+export class ErasureFailed extends Error {
+  override readonly name = 'ErasureFailed';
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
 }
 
 /** One output of an agent, as published on `agents.output.<agent>.<key>`. */
@@ -184,6 +209,33 @@ export class AgentsClient {
     for await (const msg of messages) {
       yield toOutput(msg.subject, msg.data, msg.headers?.get(HeaderName.Seq), msg.headers?.get('Nats-Msg-Id'));
     }
+  }
+
+  /**
+   * Erases one entity everywhere the deployment keeps it — actor state of every agent, timers,
+   * pending intents and effector records, its messages in every stream, long-term rows — and
+   * resolves with the report (counts, never content) once the audit record is written. Served by
+   * the memory-store service. Safe to repeat: a timed-out or failed erasure is completed by a
+   * repeat with the same `requestId`, and the entity stays paused until then.
+   *
+   * @throws {ErasureFailed} with `retryable` when the service failed, or did not answer in time.
+   */
+  async erase(key: EntityKey, options: EraseOptions = {}): Promise<ErasureReport> {
+    const request = encodeEraseRequest({
+      entityKey: toKey(key),
+      ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+      ...(options.requestedBy !== undefined ? { requestedBy: options.requestedBy } : {}),
+      ...(options.shards !== undefined ? { shards: options.shards } : {}),
+    });
+    let reply;
+    try {
+      reply = await this.nc.request(this.topology.admin(ERASE_OP), request, { timeout: options.timeoutMs ?? 120_000 });
+    } catch (error) {
+      throw new ErasureFailed(`no erasure answer (is a memory-store service running?): ${(error as Error).message}`, 'unavailable', true);
+    }
+    const response = decodeEraseResponse(reply.data);
+    if (!response.ok) throw new ErasureFailed(response.error.message, response.error.code, response.error.retryable);
+    return response.result;
   }
 
   /** Drains and closes the connection. */

@@ -3,7 +3,8 @@
  * The public client of a nats-agents deployment: publish events, tool results and approvals;
  * read outputs and error records.
  */
-export { AgentsClient } from './agents-client.js';
+export { AgentsClient, ErasureFailed } from './agents-client.js';
+export type { ErasureReport } from '#longterm';
 // Hot-key sharding, for publishers addressing a sharded agent directly and readers of its outputs.
 export { shardKey, unshardKey } from '#routing';
-export type { ClientOptions, EntityKey, PublishOptions, OutputMessage, ActivationAnswer } from './agents-client.js';
+export type { ClientOptions, EraseOptions, EntityKey, PublishOptions, OutputMessage, ActivationAnswer } from './agents-client.js';

@@ -39,6 +39,8 @@ export const StreamsConfigSchema = z.strictObject({
   inboxMaxAgeMs: positiveInt.default(7 * 24 * 3_600_000),
   /** Retention of outputs and errors. */
   outputMaxAgeMs: positiveInt.default(7 * 24 * 3_600_000),
+  /** Retention of erasure audit records; 0 keeps them forever. */
+  auditMaxAgeMs: z.number().int().min(0).default(0),
 });
 
 export const ActivatorConfigSchema = z.strictObject({

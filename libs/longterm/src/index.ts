@@ -54,6 +54,15 @@ export {
   MemoryProtocolError,
 } from './protocol/memory-protocol.js';
 export type { MemoryRequest, MemoryResults, MemoryResponse, MemoryErrorBody } from './protocol/memory-protocol.js';
+export {
+  ERASE_OP,
+  MAX_ERASE_SHARDS,
+  encodeEraseRequest,
+  decodeEraseRequest,
+  encodeEraseResult,
+  decodeEraseResponse,
+} from './protocol/erasure-protocol.js';
+export type { EraseRequest, ErasureReport, EraseResponse } from './protocol/erasure-protocol.js';
 
 // clients and copy
 export { NatsLongTermStore, DEFAULT_LONG_TERM_TIMEOUT_MS } from './client/nats-long-term-store.js';

@@ -44,5 +44,10 @@ export type {
   IngestAddress,
 } from './topology.js';
 
+// erasure: the digest that names an erased entity, and where a key lives
+export { entityDigest } from './entity-digest.js';
+export { erasureScope, kvStreamName, kvSubject, timerIndexKey } from './erasure-scope.js';
+export type { ErasureScope, StreamFilter } from './erasure-scope.js';
+
 // errors
 export { RoutingError, KeyTokenError, ShardKeyError } from './errors.js';

@@ -48,6 +48,7 @@ describe('createTopology', () => {
       'AGENTS_OUTPUT',
       'AGENTS_INTENTS',
       'AGENTS_ERRORS',
+      'AGENTS_AUDIT',
     ]);
     expect(topology.buckets).toEqual({
       state: 'AGENTS_STATE',
@@ -55,6 +56,7 @@ describe('createTopology', () => {
       members: 'AGENTS_MEMBERS',
       timers: 'AGENTS_TIMERS',
       effects: 'AGENTS_EFFECTS',
+      erasures: 'AGENTS_ERASURES',
     });
   });
 
@@ -121,9 +123,11 @@ describe('subject builders', () => {
       [topology.intents('a', 'tool'), 'AGENTS_INTENTS'],
       [topology.approvalRequests('a', token), 'AGENTS_INTENTS'],
       [topology.errors('a', ErrorReason.MalformedInput), 'AGENTS_ERRORS'],
+      [topology.auditErasure, 'AGENTS_AUDIT'],
     ];
     for (const [subject, stream] of expectations) expect(streamsCapturing(topology, subject)).toEqual([stream]);
     expect(streamsCapturing(topology, topology.memory('load'))).toEqual([]);
+    expect(streamsCapturing(topology, topology.admin('erase'))).toEqual([]);
     expect(subjectMatches(topology.inboxPartitionFilter(p), topology.inbox(p, 'a', token, InboxKind.Event))).toBe(true);
     expect(subjectMatches(topology.memoryFilter, topology.memory('load'))).toBe(true);
   });

@@ -56,7 +56,7 @@ export interface StreamSpec {
   readonly subjects: readonly string[];
 }
 
-/** The five streams of the contract (a type alias, so `Object.values` yields `StreamSpec[]`). */
+/** The streams of the contract (a type alias, so `Object.values` yields `StreamSpec[]`). */
 export type TopologyStreams = {
   /** `<PREFIX>_INGEST`: events, tool results and approvals as published from outside. */
   readonly ingest: StreamSpec;
@@ -68,9 +68,11 @@ export type TopologyStreams = {
   readonly intents: StreamSpec;
   /** `<PREFIX>_ERRORS`: error records. */
   readonly errors: StreamSpec;
+  /** `<PREFIX>_AUDIT`: erasure audit records (hashes and counts, never entity data), kept apart from everything erasure purges. */
+  readonly audit: StreamSpec;
 };
 
-/** The five KV buckets of the contract (a type alias, so `Object.values` yields `string[]`). */
+/** The KV buckets of the contract (a type alias, so `Object.values` yields `string[]`). */
 export type TopologyBuckets = {
   /** `<PREFIX>_STATE`: one actor document per key, at {@link Topology.stateKey}. */
   readonly state: string;
@@ -82,6 +84,8 @@ export type TopologyBuckets = {
   readonly timers: string;
   /** `<PREFIX>_EFFECTS`: effector claims and results, keyed by intent id. */
   readonly effects: string;
+  /** `<PREFIX>_ERASURES`: entity pauses of erasures in progress (keyed by the sha256 of the key) and the members' acknowledgements. */
+  readonly erasures: string;
 };
 
 /** A parsed inbox subject `<prefix>.inbox.<p>.<agent>.<key>.<kind>`, fully validated. */
@@ -149,6 +153,10 @@ export interface Topology {
   errors(agent: string, reason: ErrorReason): string;
   /** `<prefix>.memory.<op>`: the long-term memory service's request subject for `op`. */
   memory(op: string): string;
+  /** `<prefix>.admin.<op>`: an operator request served by the memory-store service (`erase`). */
+  admin(op: string): string;
+  /** `<prefix>.audit.erasure`: where erasure audit records are published. */
+  readonly auditErasure: string;
   /** `<prefix>.output.<agent|*>.<token|*>`: a subscription filter over outputs (omitted parts match any). */
   outputFilter(agent?: string, token?: string): string;
   /** `<prefix>.errors.<agent|*>.<reason|*>`: a subscription filter over error records. */
@@ -190,12 +198,15 @@ const INTENTS = 'intents';
 const APPROVAL_REQUESTS = 'approval-requests';
 const ERRORS = 'errors';
 const MEMORY = 'memory';
+const ADMIN = 'admin';
+const AUDIT = 'audit';
 const PARTITION_TOKEN = /^(0|[1-9][0-9]{0,4})$/;
 
 class TopologyImpl implements Topology {
   readonly streams: TopologyStreams;
   readonly buckets: TopologyBuckets;
   readonly memoryFilter: string;
+  readonly auditErasure: string;
 
   constructor(
     readonly prefix: string,
@@ -212,6 +223,7 @@ class TopologyImpl implements Topology {
       output: stream(`${upper}_OUTPUT`, [`${p}.${OUTPUT}.>`]),
       intents: stream(`${upper}_INTENTS`, [`${p}.${INTENTS}.>`, `${p}.${APPROVAL_REQUESTS}.>`]),
       errors: stream(`${upper}_ERRORS`, [`${p}.${ERRORS}.>`]),
+      audit: stream(`${upper}_AUDIT`, [`${p}.${AUDIT}.>`]),
     });
     this.buckets = Object.freeze({
       state: `${upper}_STATE`,
@@ -219,8 +231,10 @@ class TopologyImpl implements Topology {
       members: `${upper}_MEMBERS`,
       timers: `${upper}_TIMERS`,
       effects: `${upper}_EFFECTS`,
+      erasures: `${upper}_ERASURES`,
     });
     this.memoryFilter = `${p}.${MEMORY}.*`;
+    this.auditErasure = `${p}.${AUDIT}.erasure`;
     Object.freeze(this);
   }
 
@@ -287,6 +301,13 @@ class TopologyImpl implements Topology {
       throw new RoutingError(`memory operation must match ${String(TOOL_NAME_PATTERN)}, got ${JSON.stringify(op)}`);
     }
     return `${this.prefix}.${MEMORY}.${op}`;
+  }
+
+  admin(op: string): string {
+    if (!TOOL_NAME_PATTERN.test(op)) {
+      throw new RoutingError(`admin operation must match ${String(TOOL_NAME_PATTERN)}, got ${JSON.stringify(op)}`);
+    }
+    return `${this.prefix}.${ADMIN}.${op}`;
   }
 
   outputFilter(agent?: string, token?: string): string {

@@ -94,6 +94,8 @@ export async function provision(
     { ...common, name: topology.streams.output.name, subjects: [...topology.streams.output.subjects], max_age: nanos(streams.outputMaxAgeMs) } as StreamConfig,
     { ...common, name: topology.streams.intents.name, subjects: [...topology.streams.intents.subjects], max_age: nanos(streams.inboxMaxAgeMs) } as StreamConfig,
     { ...common, name: topology.streams.errors.name, subjects: [...topology.streams.errors.subjects], max_age: nanos(streams.outputMaxAgeMs) } as StreamConfig,
+    // Erasure audit records are the proof an erasure happened: kept until an operator says otherwise.
+    { ...common, name: topology.streams.audit.name, subjects: [...topology.streams.audit.subjects], max_age: nanos(streams.auditMaxAgeMs) } as StreamConfig,
   ];
   for (const config of wanted) {
     const outcome = await ensureStream(jsm, config);
@@ -108,6 +110,7 @@ export async function provision(
     { name: topology.buckets.members, ttlMs: options.leaseTtlMs, createTtlMs: options.leaseTtlMs ?? LEASE_TTL_MS, history: 1 },
     { name: topology.buckets.timers, ttlMs: 0, createTtlMs: 0, history: 1 },
     { name: topology.buckets.effects, ttlMs: options.effectsTtlMs, createTtlMs: options.effectsTtlMs ?? DEFAULT_EFFECTS_TTL_MS, history: 1 },
+    { name: topology.buckets.erasures, ttlMs: 0, createTtlMs: 0, history: 1 },
   ];
   for (const bucket of buckets) {
     const streamName = `KV_${bucket.name}`;

@@ -82,6 +82,8 @@ export class SqliteLongTermBackend implements LongTermBackend {
       try {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
+        // Deleted rows are overwritten with zeros, so an erased entity leaves no bytes in free pages.
+        db.pragma('secure_delete = ON');
         db.exec(SQLITE_LONG_TERM_DDL);
       } catch (error) {
         db.close();
@@ -155,7 +157,13 @@ export class SqliteLongTermBackend implements LongTermBackend {
 
   async eraseEntity(entityKey: Uint8Array): Promise<number> {
     assertEntityKey(entityKey);
-    return this.run('erase', () => this.statement(`DELETE FROM ${LONG_TERM_TABLE} WHERE entity_key = ?`).run(buf(entityKey)).changes);
+    return this.run('erase', () => {
+      const erased = this.statement(`DELETE FROM ${LONG_TERM_TABLE} WHERE entity_key = ?`).run(buf(entityKey)).changes;
+      // The write-ahead log still holds the pages as they were before the delete: fold it into the
+      // (zeroed) database and truncate it, so the entity's bytes leave the disk now.
+      if (erased > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+      return erased;
+    });
   }
 
   async sweepExpired(nowMs: number, limit: number): Promise<number> {
