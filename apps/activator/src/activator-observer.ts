@@ -5,6 +5,8 @@ import type { RuntimeMetrics } from '#telemetry';
 /**
  * Logs and counts the runtime's notable events. Routine commits are debug-level; anything that
  * holds a key (retries, fencing, future schemas) is a warning with the key, never with payloads.
+ * Commit-time counters (activations, error records, intents emitted, suspensions, orphaned
+ * results) count once per commit that landed; a retried commit that did not land counts nothing.
  */
 export class ActivatorObserver implements ActorRuntimeObserver {
   private readonly logger = new Logger('Actor');
@@ -15,6 +17,10 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     const agent = stateKey.slice(0, stateKey.indexOf('.'));
     this.metrics.activations.inc({ agent, status: report.status });
     if (report.reason !== undefined) this.metrics.errorRecords.inc({ agent, reason: report.reason });
+    if ((report.intents ?? 0) > 0) this.metrics.intentsEmitted.inc({ agent }, report.intents);
+    if (report.status === 'suspended') this.metrics.suspensions.inc({ agent });
+    if (report.status === 'orphaned') this.metrics.orphanedResults.inc({ agent });
+    if (report.memoryBytes !== undefined) this.metrics.workingMemoryBytes.observe({ agent }, report.memoryBytes);
     if (report.tally !== undefined) {
       if (report.tally.cacheHits > 0) this.metrics.modelCalls.inc({ agent, cache: 'hit' }, report.tally.cacheHits);
       if (report.tally.providerCalls > 0) this.metrics.modelCalls.inc({ agent, cache: 'miss' }, report.tally.providerCalls);

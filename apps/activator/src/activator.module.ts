@@ -11,7 +11,7 @@ import {
   provisioningProvider,
   TOPOLOGY,
 } from '#transport';
-import { RuntimeMetrics } from '#telemetry';
+import { RuntimeMetrics, TelemetryModule } from '#telemetry';
 import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { NatsLongTermStore } from '#longterm';
 import { systemClock } from './system-clock.js';
@@ -25,6 +25,7 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
  * built, so a bad module or an unreachable server fails the start, not the first activation.
  */
 @Module({
+  imports: [TelemetryModule.forService('activator')],
   providers: [
     { provide: RUNTIME_CONFIG, useFactory: (): RuntimeConfig => loadConfig({ env: process.env }) },
     { provide: NATS_CLIENT_NAME, useValue: 'activator' },

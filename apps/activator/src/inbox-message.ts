@@ -47,6 +47,7 @@ export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInbox
       payload: envelope.payload,
       headers: fromMsgHdrs(msg.headers),
       ...(headerValue(msg.headers, HeaderName.Direct) !== undefined ? { direct: true } : {}),
+      deliveries: msg.info.deliveryCount,
     },
   };
 }

@@ -23,6 +23,12 @@ export interface OwnershipHooks {
   released(partition: number, reason: ReleaseReason): Promise<void>;
 }
 
+/** Told when a partition lease is taken or given up (metrics); must not throw. */
+export interface OwnershipObserver {
+  acquired(partition: number, epoch: number): void;
+  released(partition: number, reason: ReleaseReason): void;
+}
+
 /** Timing and identity of one member. */
 export interface OwnershipOptions {
   readonly memberId: string;
@@ -34,6 +40,8 @@ export interface OwnershipOptions {
   readonly hooks: OwnershipHooks;
   /** Extra information published with the membership heartbeat. */
   readonly info?: Record<string, string | number>;
+  /** Hears every lease taken and given up. */
+  readonly observer?: OwnershipObserver;
 }
 
 /**
@@ -60,6 +68,7 @@ export class OwnershipManager {
   private cancelTick: (() => void) | undefined;
   private lastHeartbeat = Number.NEGATIVE_INFINITY;
   private lastRenew = Number.NEGATIVE_INFINITY;
+  private lastGoodTick = Number.NEGATIVE_INFINITY;
   private running: Promise<void> | undefined;
   private stopping = false;
   private reported: string | undefined;
@@ -73,6 +82,18 @@ export class OwnershipManager {
     await this.membership.heartbeat();
     this.lastHeartbeat = this.options.clock.monotonicMs();
     this.schedule(this.tickMs);
+  }
+
+  /**
+   * True while membership and leases are in a good state: the last ownership tick (heartbeat,
+   * renewals, assignment) completed within a third of the lease TTL, and every partition still
+   * consumed holds a valid lease. False before the first tick, while NATS is unreachable, and
+   * after stop. Readiness (`/readyz`), never a decision input.
+   */
+  get healthy(): boolean {
+    if (this.stopping) return false;
+    const fresh = this.options.clock.monotonicMs() - this.lastGoodTick <= Math.max(this.options.leaseTtlMs / 3, 2 * this.tickMs);
+    return fresh && [...this.owned.values()].every((o) => o.releasing !== undefined || o.lease.valid);
   }
 
   /** Partitions currently consumed (not being handed back), with their epochs. */
@@ -112,6 +133,9 @@ export class OwnershipManager {
     if (this.stopping) return;
     this.cancelTick = this.options.clock.setTimeout(() => {
       this.running = this.tick()
+        .then(() => {
+          this.lastGoodTick = this.options.clock.monotonicMs();
+        })
         .catch((error: unknown) => this.logger.warn(`ownership tick failed: ${(error as Error).message}`))
         .finally(() => {
           this.report();
@@ -167,6 +191,7 @@ export class OwnershipManager {
       try {
         await this.options.hooks.acquired(p, lease.epoch);
         this.logger.log(`acquired partition ${p} (epoch ${lease.epoch})`);
+        this.options.observer?.acquired(p, lease.epoch);
       } catch (error) {
         this.logger.warn(`could not start partition ${p}: ${(error as Error).message}`);
         this.owned.delete(p);
@@ -203,6 +228,7 @@ export class OwnershipManager {
         this.owned.delete(partition);
         await held.lease.release();
         this.logger.log(`released partition ${partition} (${reason})`);
+        this.options.observer?.released(partition, reason);
       }
     })();
     const releasing = held.releasing;

@@ -34,3 +34,7 @@ export type { LogLevel } from './logging/service-logger.js';
 export { withLogFields, currentLogFields } from './logging/log-fields.js';
 export type { LogFields } from './logging/log-fields.js';
 export { TelemetryModule } from './nest/telemetry.module.js';
+
+// service start-up
+export { startServiceTelemetry } from './service-telemetry.js';
+export type { ServiceTelemetry } from './service-telemetry.js';

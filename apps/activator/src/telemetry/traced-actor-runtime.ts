@@ -1,0 +1,137 @@
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { ActorRuntime, ensureError, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
+import { AgentsAttribute, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
+import { activatorTracer } from './activator-tracer.js';
+import { TracedOutboxPublisher } from './traced-outbox-publisher.js';
+import { tracedLongTermStore } from './traced-long-term-store.js';
+import { TracedStateStore } from './traced-state-store.js';
+import { TracingObserver } from './tracing-observer.js';
+
+/** What the traced runtime needs besides the core's dependencies. */
+export interface ActivationTelemetry {
+  readonly metrics: RuntimeMetrics;
+  /** The deployment's subject prefix (intents are recognised by subject). */
+  readonly prefix: string;
+  /** The inbox partition of a key token (a span attribute). */
+  readonly partitionOf: (token: string) => number;
+}
+
+/**
+ * The actor runtime with each inbox element processed inside an `activate <agent>` span and timed.
+ *
+ * The span continues the trace the element carries (`traceparent`: ingress's span, the effector's
+ * for a result, or the publisher's for a direct event); an element without one roots a trace
+ * derived from its identity (key and inbox sequence), so every delivery of it — a redelivery, a
+ * retry after a crash, a replay — lands in the same trace. The element's trace headers are
+ * replaced by the activation span's before the core sees them, so everything the commit publishes
+ * (outputs, intents, error records, deferred events) is the activation's child. They are replaced
+ * once per delivery: an in-place retry (a lost CAS, an outage) commits byte-identical outbox
+ * headers. Children: `state.load`, `chat <model>` per model call, `longterm.flush`,
+ * `state.commit`, `outbox.publish`.
+ *
+ * The span says what happened: status, seq, resumed or not, outputs, intents, working-memory
+ * size, model calls and cache hits, error reason, deliveries (`agents.redelivered`), in-place
+ * attempts (`agents.retried`) and, for an element already applied, `agents.replay`. Metrics:
+ * activation and overhead (minus model time) latency by agent and status, intents emitted,
+ * suspensions, orphaned results and working-memory bytes come from the observer and here.
+ */
+export class TracedActorRuntime extends ActorRuntime {
+  private readonly telemetry: ActivationTelemetry;
+
+  constructor(deps: ActorRuntimeDeps, telemetry: ActivationTelemetry) {
+    super({
+      ...deps,
+      store: new TracedStateStore(deps.store),
+      publisher: new TracedOutboxPublisher(deps.publisher, telemetry.metrics, telemetry.prefix),
+      observer: new TracingObserver(deps.observer, deps.provider.name),
+      ...(deps.longterm !== undefined ? { longterm: { ...deps.longterm, store: tracedLongTermStore(deps.longterm.store, telemetry.metrics) } } : {}),
+    });
+    this.telemetry = telemetry;
+  }
+
+  override async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
+    const token = scope.stateKey.slice(scope.stateKey.indexOf('.') + 1);
+    const started = performance.now();
+    const parent = contextFromHeaders(element.headers);
+    const deliveries = element.deliveries ?? 1;
+    const span = startSpanInTrace(
+      activatorTracer,
+      `activate ${scope.agent}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          [AgentsAttribute.Agent]: scope.agent,
+          [AgentsAttribute.Key]: token,
+          [AgentsAttribute.Partition]: this.telemetry.partitionOf(token),
+          [AgentsAttribute.InboxSeq]: element.inboxSeq,
+          [AgentsAttribute.ElementKind]: element.payload.kind,
+          [AgentsAttribute.OwnerEpoch]: scope.ownerEpoch,
+          [AgentsAttribute.Deliveries]: deliveries,
+          [AgentsAttribute.Redelivered]: deliveries > 1,
+          [AgentsAttribute.Attempts]: 1,
+          [AgentsAttribute.Retried]: false,
+          ...(element.direct === true ? { [AgentsAttribute.Direct]: true } : {}),
+        },
+      },
+      parent,
+      derivedTraceId('inbox', scope.stateKey, element.inboxSeq),
+    );
+    const active = trace.setSpan(parent, span);
+    const traced: InboxElement = { ...element, headers: withTraceContext(element.headers, active) };
+    try {
+      const outcome = await context.with(active, () => withLogFields({ agent: scope.agent, key: token }, () => super.process(traced, scope)));
+      this.describe(span, outcome);
+      this.time(scope.agent, outcome, (performance.now() - started) / 1_000);
+      return outcome;
+    } catch (thrown) {
+      const error = ensureError(thrown);
+      span.recordException(error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
+      throw thrown;
+    } finally {
+      span.end();
+    }
+  }
+
+  private describe(span: Span, outcome: ProcessOutcome): void {
+    const attributes: Attributes = { [AgentsAttribute.Outcome]: outcome.kind };
+    switch (outcome.kind) {
+      case 'applied': {
+        const report = outcome.report;
+        Object.assign(attributes, {
+          [AgentsAttribute.Status]: report.status,
+          [AgentsAttribute.Seq]: report.seq,
+          [AgentsAttribute.Resumed]: report.resumed ?? false,
+          [AgentsAttribute.Outputs]: report.outputs,
+          [AgentsAttribute.Intents]: report.intents ?? 0,
+          ...(report.memoryBytes !== undefined ? { [AgentsAttribute.MemoryBytes]: report.memoryBytes } : {}),
+          ...(report.tally !== undefined ? { [AgentsAttribute.ModelCalls]: report.tally.modelCalls.length, [AgentsAttribute.CacheHits]: report.tally.cacheHits } : {}),
+          ...(report.reason !== undefined ? { [AgentsAttribute.ErrorReason]: report.reason } : {}),
+        });
+        if (report.reason !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: report.reason });
+        break;
+      }
+      case 'duplicate':
+        attributes[AgentsAttribute.Replay] = true;
+        break;
+      case 'refused':
+        attributes[AgentsAttribute.ErrorReason] = outcome.reason;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
+        break;
+      case 'fenced':
+        span.setStatus({ code: SpanStatusCode.ERROR, message: `fenced by owner epoch ${outcome.storedEpoch}` });
+        break;
+      case 'noop':
+      case 'abandoned':
+        break;
+    }
+    span.setAttributes(attributes);
+  }
+
+  private time(agent: string, outcome: ProcessOutcome, seconds: number): void {
+    const status = outcome.kind === 'applied' ? outcome.report.status : outcome.kind;
+    const modelSeconds = outcome.kind === 'applied' ? (outcome.report.tally?.providerMs ?? 0) / 1_000 : 0;
+    this.telemetry.metrics.activationLatency.observe({ agent, status }, seconds);
+    this.telemetry.metrics.overheadLatency.observe({ agent, status }, Math.max(0, seconds - modelSeconds));
+  }
+}

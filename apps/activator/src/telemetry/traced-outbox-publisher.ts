@@ -1,0 +1,54 @@
+import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { ensureError, HeaderName, type OutboxEntryDoc, type OutboxPublisher } from '#core';
+import { AgentsAttribute, MessagingAttribute, type RuntimeMetrics } from '#telemetry';
+import { activatorTracer } from './activator-tracer.js';
+
+/**
+ * An {@link OutboxPublisher} that records each outbox publish as an `outbox.publish` span of the
+ * running activation and counts the intents the streams acknowledged
+ * (`agents_intents_published_total`, the other side of the emitted = published identity). A
+ * publish that fails counts nothing; its retry through the duplicate path counts once it lands.
+ * The entries keep the headers they were committed with: their `traceparent` names the activation
+ * that committed them, so the effector's span is that activation's child.
+ */
+export class TracedOutboxPublisher implements OutboxPublisher {
+  private readonly intentPrefixes: readonly string[];
+
+  constructor(
+    private readonly inner: OutboxPublisher,
+    private readonly metrics: RuntimeMetrics,
+    prefix: string,
+  ) {
+    this.intentPrefixes = [`${prefix}.intents.`, `${prefix}.approval-requests.`];
+  }
+
+  async publish(entries: readonly OutboxEntryDoc[]): Promise<void> {
+    const intents = entries.filter((entry) => this.intentPrefixes.some((p) => entry.subject.startsWith(p)));
+    const span = activatorTracer.startSpan(
+      'outbox.publish',
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          [MessagingAttribute.System]: 'nats',
+          [MessagingAttribute.OperationType]: 'send',
+          [MessagingAttribute.BatchCount]: entries.length,
+          [AgentsAttribute.OutboxEntries]: entries.length,
+          [AgentsAttribute.Intents]: intents.length,
+        },
+      },
+      context.active(),
+    );
+    try {
+      await this.inner.publish(entries);
+      for (const intent of intents) {
+        const agent = intent.headers.find((h) => h.name === HeaderName.Agent)?.value ?? '_';
+        this.metrics.intentsPublished.inc({ agent });
+      }
+    } catch (thrown) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
+      throw thrown;
+    } finally {
+      span.end();
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { CommitConflict, ensureError, type StateStore, type StoredActor } from '#core';
+import { AgentsAttribute } from '#telemetry';
+import { activatorTracer } from './activator-tracer.js';
+
+/**
+ * A {@link StateStore} that records each KV read (`state.load`) and compare-and-set write
+ * (`state.commit`) as a child span of the running activation. Behaviour is the inner store's: the
+ * same results, the same errors (a lost CAS is marked on the span as `conflict` and re-thrown).
+ */
+export class TracedStateStore implements StateStore {
+  constructor(private readonly inner: StateStore) {}
+
+  async load(stateKey: string): Promise<StoredActor | undefined> {
+    const span = activatorTracer.startSpan('state.load', { kind: SpanKind.CLIENT }, context.active());
+    try {
+      const stored = await this.inner.load(stateKey);
+      if (stored !== undefined) span.setAttribute(AgentsAttribute.StateRevision, stored.revision);
+      return stored;
+    } catch (thrown) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
+      throw thrown;
+    } finally {
+      span.end();
+    }
+  }
+
+  async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
+    const span = activatorTracer.startSpan('state.commit', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.StateBytes]: bytes.length } }, context.active());
+    try {
+      const revision = await this.inner.commit(stateKey, bytes, expectedRevision);
+      span.setAttribute(AgentsAttribute.StateRevision, revision);
+      return revision;
+    } catch (thrown) {
+      const error = ensureError(thrown);
+      if (error instanceof CommitConflict) span.addEvent('conflict');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
+      throw thrown;
+    } finally {
+      span.end();
+    }
+  }
+}
