@@ -1,9 +1,13 @@
 import { Body, Controller, Headers, HttpCode, HttpException, Inject, Param, Post } from '@nestjs/common';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ErrorReason, HeaderName, type AgentDefinition, type HeaderDoc } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { encodeKeyToken, IngestLane, keyFromText, type Topology } from '#routing';
+import { AgentsAttribute, contextFromHeaders, withTraceContext } from '#telemetry';
 import { NatsService, TOPOLOGY, toMsgHdrs } from '#transport';
 import { decideIngest } from './ingest-decision.js';
+
+const tracer = trace.getTracer('nats-agents/ingress');
 
 /** The HTTP status of each ingress refusal. */
 const statusOf: Partial<Record<ErrorReason, number>> = {
@@ -25,7 +29,9 @@ export interface AcceptedResponse {
  * HTTP edge for clients without NATS. A POST is validated exactly as the ingest consumer will
  * validate it (a refusal answers 4xx with the reason instead of producing an error record) and
  * then stored in the ingest stream, so HTTP and NATS publishers share one ordered path per key.
- * `Idempotency-Key` becomes the `Nats-Msg-Id`: a retried POST is stored once.
+ * `Idempotency-Key` becomes the `Nats-Msg-Id`: a retried POST is stored once. Each POST is a
+ * `POST <lane>` server span (the child of the caller's `traceparent`, if any), and the stored
+ * message carries it, so the ingest consumer's span and everything after it join the caller's trace.
  */
 @Controller('v1/agents')
 export class EventsController {
@@ -70,16 +76,25 @@ export class EventsController {
       if (value !== undefined) carried.push({ name, value });
     }
 
-    const decision = decideIngest({ subject, data, headers: carried, ingestTimeMs: Date.now() }, this.agents, this.topology, this.config.ingress);
-    if (decision.kind === 'reject') {
-      throw new HttpException({ reason: decision.reason, detail: decision.detail }, statusOf[decision.reason] ?? 400);
+    const parent = contextFromHeaders(carried);
+    const span = tracer.startSpan(`POST ${lane}`, { kind: SpanKind.SERVER, attributes: { [AgentsAttribute.Lane]: lane, [AgentsAttribute.Agent]: agent, [AgentsAttribute.Key]: token } }, parent);
+    try {
+      const decision = decideIngest({ subject, data, headers: carried, ingestTimeMs: Date.now() }, this.agents, this.topology, this.config.ingress);
+      if (decision.kind === 'reject') {
+        span.setAttribute(AgentsAttribute.ErrorReason, decision.reason);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: decision.reason });
+        throw new HttpException({ reason: decision.reason, detail: decision.detail }, statusOf[decision.reason] ?? 400);
+      }
+      const idempotencyKey = headers['idempotency-key'];
+      const ack = await this.nats.js.publish(subject, data, {
+        headers: toMsgHdrs(withTraceContext(carried, trace.setSpan(parent, span))),
+        timeout: this.config.nats.requestTimeoutMs,
+        ...(idempotencyKey !== undefined && idempotencyKey !== '' ? { msgID: `http:${agent}:${token}:${idempotencyKey}` } : {}),
+      });
+      span.setAttribute(AgentsAttribute.IngestSeq, ack.seq);
+      return { agent, key, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+    } finally {
+      span.end();
     }
-    const idempotencyKey = headers['idempotency-key'];
-    const ack = await this.nats.js.publish(subject, data, {
-      headers: toMsgHdrs(carried),
-      timeout: this.config.nats.requestTimeoutMs,
-      ...(idempotencyKey !== undefined && idempotencyKey !== '' ? { msgID: `http:${agent}:${token}:${idempotencyKey}` } : {}),
-    });
-    return { agent, key, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   }
 }

@@ -1,10 +1,13 @@
 import { Logger } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { backoffDelay, KeyMailbox, sleep, type AgentDefinition } from '#core';
 import type { Topology } from '#routing';
+import type { IngressMetrics } from '#telemetry';
 import { fromMsgHdrs } from '#transport';
 import { carryOut } from './ingest-forwarder.js';
 import { decideIngest, type IngestDecision, type IngestLimits } from './ingest-decision.js';
+import { startIngestSpan } from './telemetry/ingest-span.js';
 
 const timers = {
   setTimeout: (callback: () => void, ms: number) => {
@@ -26,6 +29,8 @@ export interface IngestWorkerOptions {
   readonly agents: ReadonlyMap<string, AgentDefinition>;
   readonly limits: IngestLimits;
   readonly requestTimeoutMs: number;
+  /** Counts forwards, refusals (error records) and retries. */
+  readonly metrics: IngressMetrics;
   /**
    * Asked right before every forward: false once the lease is no longer valid, so a process that
    * was paused past its lease forwards nothing more from its buffer.
@@ -60,6 +65,11 @@ export class IngestWorker {
   private stopped: Promise<void> | undefined;
 
   constructor(private readonly options: IngestWorkerOptions) {}
+
+  /** The consumer this worker pulls from. */
+  get consumerName(): string {
+    return this.options.consumerName;
+  }
 
   async start(): Promise<void> {
     const consumer = await this.options.js.consumers.get(this.options.stream, this.options.consumerName);
@@ -123,17 +133,22 @@ export class IngestWorker {
       return;
     }
     this.inFlight.set(msg.seq, msg);
-    const decision = decideIngest(
-      { subject: msg.subject, data: msg.data, headers: fromMsgHdrs(msg.headers), ingestTimeMs: Number(msg.timestampNanos / 1_000_000n) },
+    const headers = fromMsgHdrs(msg.headers);
+    const decided = decideIngest(
+      { subject: msg.subject, data: msg.data, headers, ingestTimeMs: Number(msg.timestampNanos / 1_000_000n) },
       this.options.agents,
       this.options.topology,
       this.options.limits,
     );
+    // The forward carries this message's ingest span as the parent of the activation it causes.
+    const traced = startIngestSpan(msg, headers, decided, this.options.stream, this.options.topology, this.options.metrics);
+    const decision = traced.decision;
     // Order matters per key only; unreadable messages have no key and go on their own.
     const lane = decision.kind === 'forward' ? `${decision.agent}.${decision.token}` : `#${msg.seq}`;
     void this.mailbox
-      .run(lane, () => this.forward(decision, msg.seq))
+      .run(lane, () => context.with(traced.context, () => this.forward(decision, msg.seq)))
       .then((done) => {
+        traced.finish(done);
         if (done) (this.inFlight.get(msg.seq) ?? msg).ack();
       })
       .finally(() => this.inFlight.delete(msg.seq));
@@ -150,6 +165,7 @@ export class IngestWorker {
         return true;
       } catch (error) {
         const delay = backoffDelay({ baseMs: 100, maxMs: 10_000 }, attempt, Math.random);
+        this.options.metrics.forwardRetries.inc();
         this.logger.warn(`ingest ${seq} not forwarded yet (attempt ${attempt + 1}, retry in ${delay} ms): ${(error as Error).message}`);
         await sleep(timers, delay, this.abandoned.signal);
       }

@@ -3,9 +3,11 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { AgentDefinition } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
+import type { IngressMetrics } from '#telemetry';
 import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActiveStandby, type StandDownReason } from './active-standby.js';
 import { IngestWorker } from './ingest-worker.js';
+import { INGRESS_METRICS } from './ingress.tokens.js';
 
 /** The ingest lease's key in `AGENTS_LEASES`: whoever holds it is the one replica consuming the ingest stream. */
 export const INGRESS_LEASE_KEY = 'ingress';
@@ -39,6 +41,7 @@ export class IngressService implements OnApplicationBootstrap, OnApplicationShut
   private readonly logger = new Logger(IngressService.name);
   private lease: ActiveStandby | undefined;
   private worker: IngestWorker | undefined;
+  private role: 'starting' | 'active' | 'standby' | 'stopped' = 'starting';
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
@@ -46,7 +49,21 @@ export class IngressService implements OnApplicationBootstrap, OnApplicationShut
     @Inject(TOPOLOGY) private readonly topology: Topology,
     @Inject(NatsService) private readonly nats: NatsService,
     @Inject(PROVISIONING) private readonly provisioning: ProvisionReport,
+    @Inject(INGRESS_METRICS) private readonly metrics: IngressMetrics,
   ) {}
+
+  /**
+   * True once this replica knows its role — consuming the ingest stream, or standing by behind
+   * the lease holder (standbys serve HTTP, so they are ready too) — and until it stops.
+   */
+  get isReady(): boolean {
+    return this.role === 'active' || this.role === 'standby';
+  }
+
+  /** The ingest consumer this replica pulls from while it holds the lease (consumer lag), else undefined. */
+  get ingestConsumer(): string | undefined {
+    return this.role === 'active' ? this.worker?.consumerName : undefined;
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     for (const warning of this.provisioning.warnings) this.logger.warn(warning);
@@ -60,13 +77,17 @@ export class IngressService implements OnApplicationBootstrap, OnApplicationShut
       hooks: {
         activate: (epoch) => this.consume(epoch),
         deactivate: (reason) => this.stopConsuming(reason),
-        standingBy: (current) => this.logger.log(`ingress standing by: ${INGRESS_LEASE_KEY} lease held by ${current ?? 'another replica'}; serving HTTP only`),
+        standingBy: (current) => {
+          this.role = 'standby';
+          this.logger.log(`ingress standing by: ${INGRESS_LEASE_KEY} lease held by ${current ?? 'another replica'}; serving HTTP only`);
+        },
       },
     });
     await this.lease.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.role = 'stopped';
     await this.lease?.stop();
   }
 
@@ -89,11 +110,13 @@ export class IngressService implements OnApplicationBootstrap, OnApplicationShut
       agents: this.agents,
       limits: this.config.ingress,
       requestTimeoutMs: this.config.nats.requestTimeoutMs,
+      metrics: this.metrics,
       mayForward: () => this.lease?.valid ?? false,
       onGap: () => this.lease?.reset(),
     });
     await worker.start();
     this.worker = worker;
+    this.role = 'active';
     this.logger.log(
       `ingress consuming ${stream} from seq ${consumer.startSeq} (epoch ${epoch}${consumer.replaced.length > 0 ? `, took over from ${consumer.replaced.join(', ')}` : ''}); agents: ${[...this.agents.keys()].join(', ') || '(none)'}`,
     );
@@ -105,6 +128,7 @@ export class IngressService implements OnApplicationBootstrap, OnApplicationShut
     if (reason !== 'shutdown') worker.abandon();
     await worker.stop(reason === 'shutdown' ? DRAIN_MS : 0);
     if (this.worker === worker) this.worker = undefined;
+    if (this.role === 'active') this.role = 'standby';
     this.logger.log(`ingress stopped consuming (${reason})`);
   }
 }

@@ -1,0 +1,72 @@
+import { SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { HeaderDoc } from '#core';
+import type { Topology } from '#routing';
+import { AgentsAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, withTraceContext, type IngressMetrics } from '#telemetry';
+import type { IngestDecision } from '../ingest-decision.js';
+
+const tracer = trace.getTracer('nats-agents/ingress');
+
+/** One ingest message's span and what its forward must carry. */
+export interface IngestTrace {
+  /** The decision with its trace headers replaced by the ingest span's (forwards only). */
+  readonly decision: IngestDecision;
+  /** The context to forward in (the ingest span active). */
+  readonly context: Context;
+  /** Ends the span with the message's outcome and counts it (forwarded, refused or abandoned). */
+  finish(done: boolean): void;
+}
+
+/**
+ * Starts the `ingest <lane> <agent>` span of one ingest message, as the child of the publisher's
+ * `traceparent` when it sent one (the effector's span for a tool result). A message without trace
+ * context roots a trace derived from its ingest stream sequence, so a redelivery of it (a crash
+ * before the ack, a lease handover) joins the same trace; each delivery still gets its own span,
+ * marked `agents.redelivered`. The forward carries the ingest span as its parent, so the
+ * activation that applies it continues the trace.
+ */
+export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decision: IngestDecision, stream: string, topology: Topology, metrics: IngressMetrics): IngestTrace {
+  const address = topology.parseIngestSubject(msg.subject);
+  const lane = address?.lane ?? 'unknown';
+  const parent = contextFromHeaders(headers);
+  const deliveries = msg.info.deliveryCount;
+  const span: Span = startSpanInTrace(
+    tracer,
+    `ingest ${lane} ${decision.agent}`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        [MessagingAttribute.System]: 'nats',
+        [MessagingAttribute.OperationType]: 'process',
+        [MessagingAttribute.DestinationName]: msg.subject,
+        [AgentsAttribute.Lane]: lane,
+        [AgentsAttribute.Agent]: decision.agent,
+        [AgentsAttribute.IngestSeq]: msg.seq,
+        [AgentsAttribute.Deliveries]: deliveries,
+        [AgentsAttribute.Redelivered]: deliveries > 1,
+        ...(decision.kind === 'forward' ? { [AgentsAttribute.Key]: decision.token } : {}),
+      },
+    },
+    parent,
+    derivedTraceId('ingest', stream, msg.seq),
+  );
+  const context = trace.setSpan(parent, span);
+  const carried: IngestDecision = decision.kind === 'forward' ? { ...decision, headers: withTraceContext(decision.headers, context) } : decision;
+  return {
+    decision: carried,
+    context,
+    finish(done: boolean): void {
+      const outcome = !done ? 'abandoned' : decision.kind === 'forward' ? 'forwarded' : 'refused';
+      span.setAttribute(AgentsAttribute.Outcome, outcome);
+      if (decision.kind === 'reject') {
+        span.setAttribute(AgentsAttribute.ErrorReason, decision.reason);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: decision.reason });
+      }
+      if (done) {
+        metrics.messages.inc({ lane, outcome });
+        if (decision.kind === 'reject') metrics.errorRecords.inc({ agent: decision.agent, reason: decision.reason });
+      }
+      span.end();
+    },
+  };
+}
