@@ -6,12 +6,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AGENT_CATALOG, loadConfig, RUNTIME_CONFIG } from '#config';
-import type { AgentDefinition, ModelProvider, StateStore } from '#core';
+import type { AgentDefinition, LongTermStore, ModelProvider, StateStore } from '#core';
 import type { Topology } from '#routing';
 import { KvStateStore, NatsService, PROVISIONING, TOPOLOGY } from '#transport';
 import type { RuntimeMetrics } from '#telemetry';
 import { ActivatorModule } from '../../apps/activator/src/activator.module.js';
-import { MODEL_PROVIDER, RUNTIME_METRICS, STATE_STORE } from '../../apps/activator/src/activator.tokens.js';
+import { LONGTERM_STORE, MODEL_PROVIDER, RUNTIME_METRICS, STATE_STORE } from '../../apps/activator/src/activator.tokens.js';
 
 export interface ActivatorUnderTest {
   readonly app: INestApplication;
@@ -24,6 +24,8 @@ export async function startActivatorInProcess(options: {
   readonly agents: readonly AgentDefinition[];
   readonly provider: ModelProvider;
   readonly wrapStore?: (store: StateStore) => StateStore;
+  /** The long-term tier the activations flush to (default: off). */
+  readonly longterm?: LongTermStore;
   readonly partitions?: number;
 }): Promise<ActivatorUnderTest> {
   const config = loadConfig({ env: { NATS_URL: options.natsUrl, AGENTS_PARTITIONS: String(options.partitions ?? 4) } });
@@ -42,6 +44,8 @@ export async function startActivatorInProcess(options: {
         return options.wrapStore ? options.wrapStore(store) : store;
       },
     })
+    .overrideProvider(LONGTERM_STORE)
+    .useValue(options.longterm ?? null)
     .compile();
   const app = moduleRef.createNestApplication({ logger: ['error', 'warn'] });
   await app.init();
