@@ -4,16 +4,16 @@ import { Module } from '@nestjs/common';
 import type { AnyToolDefinition, OutboxPublisher } from '#core';
 import { loadConfig, loadToolModules, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
-import { EffectorMetrics } from '#telemetry';
+import { EffectorMetrics, TelemetryModule } from '#telemetry';
 import { EntityPauses, JetStreamOutboxPublisher, NATS_CLIENT_NAME, NatsService, natsServiceProvider, PROVISIONING, provision, TOPOLOGY } from '#transport';
 import type { DedupStore } from './dedup/dedup-store.js';
 import { KvDedupStore } from './dedup/kv-dedup-store.js';
 import { DEDUP_STORE, EFFECTOR_METRICS, ENTITY_PAUSES, INTENT_PROCESSOR, KEYRING, RESULT_PUBLISHER, TOOL_CATALOG } from './effector.tokens.js';
 import { EffectorService } from './effector.service.js';
-import { IntentProcessor } from './intent-processor.js';
 import { loadKeyring } from './keyring.js';
 import { MetricsEffectorObserver } from './metrics-effector-observer.js';
 import { createSecretResolver } from './secret-resolver.js';
+import { TracedIntentProcessor } from './telemetry/traced-intent-processor.js';
 import { buildToolCatalog } from './tool-catalog.js';
 
 const readText = (path: string): string => readFileSync(path, 'utf8');
@@ -25,6 +25,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
  * the start, not the first intent.
  */
 @Module({
+  imports: [TelemetryModule.forService('effector')],
   providers: [
     { provide: RUNTIME_CONFIG, useFactory: (): RuntimeConfig => loadConfig({ env: process.env }) },
     { provide: NATS_CLIENT_NAME, useValue: 'effector' },
@@ -86,7 +87,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
         metrics: EffectorMetrics,
         pauses: EntityPauses,
       ) =>
-        new IntentProcessor({
+        new TracedIntentProcessor({
           store,
           publisher,
           topology,
@@ -109,7 +110,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
           toolTimeoutMs: config.effector.toolTimeoutMs,
           maxResultBytes: config.ingress.maxEventBytes,
           paused: (entityKey) => pauses.isKeyPaused(entityKey),
-        }),
+        }, metrics),
     },
     EffectorService,
   ],

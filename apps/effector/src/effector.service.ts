@@ -168,6 +168,7 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
       data: msg.data,
       headers: fromMsgHdrs(msg.headers),
       publishedAtMs: Number(msg.timestampNanos / 1_000_000n),
+      deliveries: msg.info.deliveryCount,
     });
     // One at a time per intent id on this replica; unreadable messages go on their own.
     const lane = decoded.kind === 'intent' && decoded.intent.intentId !== '' ? `intent:${decoded.intent.intentId}` : `message:${msg.seq}`;

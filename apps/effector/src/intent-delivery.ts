@@ -11,6 +11,8 @@ export interface IntentDelivery {
   readonly headers: readonly HeaderDoc[];
   /** The stream's timestamp of the message (deterministic per message; used only for error records of undecodable ones). */
   readonly publishedAtMs: number;
+  /** How many times the broker delivered it (1 = first), when known; telemetry only (traces mark redeliveries). */
+  readonly deliveries?: number;
 }
 
 /** A delivery with its body decoded, or the reason it does not decode. */
