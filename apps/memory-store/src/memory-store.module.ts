@@ -2,10 +2,11 @@ import { Logger, Module } from '@nestjs/common';
 import { loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { openLongTermBackend, type LongTermBackend } from '#longterm';
 import { createTopology, type Topology } from '#routing';
+import { MemoryStoreMetrics, TelemetryModule } from '#telemetry';
 import { NATS_CLIENT_NAME, NatsService, natsServiceProvider, PROVISIONING, provisioningProvider, TOPOLOGY } from '#transport';
 import { EntityEraser } from './erasure/entity-eraser.js';
 import { MemoryRequestHandler } from './memory-request-handler.js';
-import { ENTITY_ERASER, LONG_TERM_BACKEND, MEMORY_REQUEST_HANDLER } from './memory-store.tokens.js';
+import { ENTITY_ERASER, LONG_TERM_BACKEND, MEMORY_REQUEST_HANDLER, MEMORY_STORE_METRICS } from './memory-store.tokens.js';
 import { MemoryStoreService } from './memory-store.service.js';
 
 /**
@@ -15,7 +16,9 @@ import { MemoryStoreService } from './memory-store.service.js';
  * erasure only. Provisioning runs first, so the erasure bucket and the audit stream exist.
  */
 @Module({
+  imports: [TelemetryModule.forService('memory-store')],
   providers: [
+    { provide: MEMORY_STORE_METRICS, useFactory: () => new MemoryStoreMetrics() },
     { provide: RUNTIME_CONFIG, useFactory: (): RuntimeConfig => loadConfig({ env: process.env }) },
     { provide: NATS_CLIENT_NAME, useValue: 'memory-store' },
     {

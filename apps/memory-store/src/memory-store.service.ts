@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, Subscription } from '@nats-io/transport-node';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import {
   decodeEraseRequest,
@@ -12,11 +13,14 @@ import {
   type LongTermBackend,
 } from '#longterm';
 import type { Topology } from '#routing';
-import { NatsService, TOPOLOGY } from '#transport';
+import { AgentsAttribute, contextFromHeaders, type MemoryStoreMetrics } from '#telemetry';
+import { fromMsgHdrs, NatsService, TOPOLOGY } from '#transport';
 import type { EntityEraser } from './erasure/entity-eraser.js';
 import { MemoryRequestHandler } from './memory-request-handler.js';
-import { ENTITY_ERASER, LONG_TERM_BACKEND, MEMORY_REQUEST_HANDLER } from './memory-store.tokens.js';
+import { ENTITY_ERASER, LONG_TERM_BACKEND, MEMORY_REQUEST_HANDLER, MEMORY_STORE_METRICS } from './memory-store.tokens.js';
 import { RetentionSweeper } from './retention-sweeper.js';
+
+const tracer = trace.getTracer('nats-agents/memory-store');
 
 /** Requests handled at once per replica; beyond it a request is answered `unavailable` (retryable). */
 const MAX_IN_FLIGHT = 256;
@@ -36,6 +40,7 @@ export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplica
   private eraseSubscription: Subscription | undefined;
   private sweeper: RetentionSweeper | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  private ready = false;
 
   constructor(
     @Inject(NatsService) private readonly nats: NatsService,
@@ -44,7 +49,13 @@ export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplica
     @Inject(LONG_TERM_BACKEND) private readonly backend: LongTermBackend | null,
     @Inject(MEMORY_REQUEST_HANDLER) private readonly handler: MemoryRequestHandler | null,
     @Inject(ENTITY_ERASER) private readonly eraser: EntityEraser,
+    @Inject(MEMORY_STORE_METRICS) private readonly metrics: MemoryStoreMetrics,
   ) {}
+
+  /** True once its backend is open and its subscriptions serve (also with the tier off), until shutdown starts. */
+  get isReady(): boolean {
+    return this.ready;
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const { backend, handler } = this;
@@ -57,6 +68,7 @@ export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplica
     });
     if (backend === null || handler === null) {
       await this.nats.nc.flush();
+      this.ready = true;
       this.logger.log('memory-store connected; the long-term tier is off (longterm.uri unset), nothing to serve');
       return;
     }
@@ -75,15 +87,20 @@ export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplica
       nowMs: () => Date.now(),
       report: (outcome) => {
         if ('error' in outcome) this.logger.warn(`retention sweep failed (retried next tick): ${outcome.error.message}`);
-        else this.logger.log(`retention sweep deleted ${outcome.swept} expired rows`);
+        else {
+          this.metrics.swept.inc(outcome.swept);
+          this.logger.log(`retention sweep deleted ${outcome.swept} expired rows`);
+        }
       },
     });
     this.sweeper.start();
     await this.nats.nc.flush();
+    this.ready = true;
     this.logger.log(`memory-store serving ${backend.kind} (${backend.target}) on ${this.topology.memoryFilter}, queue ${MEMORY_STORE_QUEUE}`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.ready = false;
     for (const subscription of [this.subscription, this.eraseSubscription]) {
       if (subscription === undefined || subscription.isClosed()) continue;
       try {
@@ -128,15 +145,25 @@ export class MemoryStoreService implements OnApplicationBootstrap, BeforeApplica
       msg.respond(encodeMemoryError({ code: MemoryErrorCode.Unavailable, message: `memory-store replica busy (${MAX_IN_FLIGHT} requests in flight)`, retryable: true }));
       return;
     }
-    const work = handler
-      .handle(op, msg.data)
+    const started = performance.now();
+    // A request that carries trace context (a caller inside a trace) gets a server span; others none.
+    const parent = contextFromHeaders(fromMsgHdrs(msg.headers));
+    const span = trace.getSpanContext(parent) === undefined ? undefined : tracer.startSpan(`memory ${op}`, { kind: SpanKind.SERVER, attributes: { [AgentsAttribute.MemoryOp]: op } }, parent);
+    const work = context
+      .with(span === undefined ? parent : trace.setSpan(parent, span), () => handler.handle(op, msg.data))
       .then(({ body, outcome }) => {
+        this.metrics.requests.inc({ op: outcome.op, code: outcome.code ?? 'ok' });
+        this.metrics.latency.observe({ op: outcome.op }, (performance.now() - started) / 1_000);
+        if (outcome.code !== undefined) span?.setStatus({ code: SpanStatusCode.ERROR, message: outcome.code });
         if (outcome.code === MemoryErrorCode.Internal) this.logger.error(`memory ${outcome.op} failed: ${outcome.message}`);
         else if (outcome.code === MemoryErrorCode.Unavailable || outcome.code === MemoryErrorCode.DeadlineExceeded) this.logger.warn(`memory ${outcome.op}: ${outcome.message}`);
         if (!msg.respond(body)) this.logger.warn(`memory ${outcome.op}: the request had no reply subject`);
       })
       .catch((error: unknown) => this.logger.error(`memory ${op}: replying failed: ${(error as Error).message}`))
-      .finally(() => this.inFlight.delete(work));
+      .finally(() => {
+        span?.end();
+        this.inFlight.delete(work);
+      });
     this.inFlight.add(work);
   }
 }
