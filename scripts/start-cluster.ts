@@ -2,7 +2,8 @@
  * `npm start`: runs the whole cluster locally with the example agents. Uses the NATS server at
  * $NATS_URL (default nats://127.0.0.1:4222) when one answers with JetStream, otherwise starts a
  * private nats-server with JetStream in .data/nats. Then starts ingress, activator, effector and
- * memory-store as child processes and stops everything on Ctrl-C.
+ * memory-store as child processes (ops listeners on 9464..9467, or from $AGENTS_OPS_PORT upwards)
+ * and stops everything on Ctrl-C.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -69,6 +70,11 @@ function prefixLines(name: string, text: string): string {
     .join('');
 }
 
+/** Each service's ops listener (/metrics, /healthz, /readyz): distinct ports, since all four share this machine. */
+const OPS_BASE_PORT = Number(process.env.AGENTS_OPS_PORT ?? 9464);
+const SERVICES = ['activator', 'ingress', 'effector', 'memory-store'] as const;
+const opsPort = (name: (typeof SERVICES)[number]): number => OPS_BASE_PORT + SERVICES.indexOf(name);
+
 function startService(name: string, env: NodeJS.ProcessEnv): Promise<void> {
   const main = join(root, 'dist', 'apps', name, 'src', 'main.js');
   const child = spawn(process.execPath, [main], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -117,13 +123,16 @@ async function main(): Promise<void> {
   const env = { ...process.env, NATS_URL: natsUrl, AGENTS_CONFIG: configFile };
   process.once('SIGINT', (s) => void shutdown(s));
   process.once('SIGTERM', (s) => void shutdown(s));
-  await Promise.all(['activator', 'ingress', 'effector', 'memory-store'].map((name) => startService(name, env)));
+  await Promise.all(SERVICES.map((name) => startService(name, { ...env, AGENTS_OPS_PORT: String(opsPort(name)) })));
   console.log(
     [
       '',
       '[cluster] ready. In another terminal:',
       `  npm run publish-event -- hello user-1 '{"name":"Ada"}' --wait`,
       `  curl -X POST http://127.0.0.1:8080/v1/agents/hello/events/user-1 -d '{"name":"Ada"}'`,
+      '[cluster] ops listeners (/metrics /healthz /readyz):',
+      ...SERVICES.map((name) => `  ${name.padEnd(12)} http://127.0.0.1:${opsPort(name)}/metrics`),
+      '[cluster] traces go to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; a local Jaeger all-in-one listens there).',
       '[cluster] Ctrl-C stops everything.',
       '',
     ].join('\n'),
