@@ -5,9 +5,11 @@
 // and bucket of the account read message by message, subjects and headers included, and the
 // SQLite files on disk — while B is intact, an audit record without A's key exists, a repeat
 // finds nothing, and A starts afresh afterwards.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -16,7 +18,9 @@ import type { ErasureReport } from '#client';
 import { NatsLongTermStore } from '#longterm';
 import { v1 } from '#proto';
 import { encodeKeyToken, entityDigest, keyFromText } from '#routing';
-import { collect, readStream, startCluster, type TestCluster } from '../harness/index.js';
+import { collect, readStream, REPO_ROOT, startCluster, type TestCluster } from '../harness/index.js';
+
+const run = promisify(execFile);
 
 const text = new TextDecoder();
 const A = 'erase-me-alice-7f3';
@@ -154,8 +158,10 @@ describe('erasure', () => {
     expect(await occurrences(nc, [C, secretOf(C)])).toEqual([]);
   });
 
-  it('finds nothing on a repeat, and the entity starts afresh afterwards', async () => {
-    const again = await cluster.client.erase(A);
+  it('finds nothing on a repeat (from the CLI), and the entity starts afresh afterwards', async () => {
+    const { stdout } = await run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, 'erase', A, '--json'], { env: { ...process.env, NATS_URL: cluster.server.url } });
+    const again = JSON.parse(stdout) as ErasureReport;
+    expect(again.entityKeySha256).toBe(entityDigest(keyFromText(A)));
     expect(again.erased).toEqual({});
     const out = await collect(cluster.client.nc, `agents.output.archivist.${encodeKeyToken(keyFromText(A))}`);
     await cluster.client.publishEvent('archivist', A, 'a new life');

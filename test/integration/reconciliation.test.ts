@@ -4,13 +4,17 @@
 // losers: duplicates keep the higher confidence, conflicts keep the newer fact. Retired facts stay
 // stored, hidden from retrieval unless asked for, their chain queryable as history, and an
 // operator can reverse a retirement.
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsLongTermStore, restore } from '#longterm';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { collect, REPO_ROOT, startCluster, type TestCluster } from '../harness/index.js';
+
+const run = promisify(execFile);
 
 const text = new TextDecoder();
 const KEY = 'shopper-1';
@@ -79,5 +83,18 @@ describe('reconciliation: supersede, history, restore', () => {
     await store.upsert([restore(retired!)]);
     const active = await store.search(scope, 'fact/light_runtime_hours/', Date.now(), { limit: 50 });
     expect(active.map((r) => r.key)).toEqual([fact('light_runtime_hours', 0), fact('light_runtime_hours', 3)]);
+  });
+
+  it('lets an operator curate from the CLI: supersede, history, restore', async () => {
+    const cli = async (...args: string[]): Promise<unknown> => {
+      const { stdout } = await run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, 'memory', ...args], { env: { ...process.env, NATS_URL: cluster.server.url } });
+      return JSON.parse(stdout) as unknown;
+    };
+    await cli('supersede', 'facts', KEY, fact('weight', 5), fact('color', 4));
+    expect(((await cli('search', 'facts', KEY, 'fact/weight/')) as unknown[]).length).toBe(0);
+    const chain = (await cli('history', 'facts', KEY, fact('weight', 5))) as { key: string; value: string }[];
+    expect(chain.map((r) => r.key)).toEqual([fact('weight', 5), fact('color', 4)]);
+    await cli('restore', 'facts', KEY, fact('weight', 5));
+    expect(((await cli('search', 'facts', KEY, 'fact/weight/')) as { value: string }[]).map((r) => r.value)).toEqual(['2 kg']);
   });
 });

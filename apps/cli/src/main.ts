@@ -6,7 +6,8 @@ import { loadConfig, type RuntimeConfig } from '#config';
 import { decodeActorDocument, decodeErrorRecord, decodeToolIntent, entityKeyHex } from '#core';
 import { createTopology, encodeKeyToken, keyFromText } from '#routing';
 import { connectNats, provision } from '#transport';
-import { copyLongTerm } from '#longterm';
+import { copyLongTerm, NatsLongTermStore, restore, supersede } from '#longterm';
+import type { LongTermRecord } from '#core';
 
 const program = new Command();
 program
@@ -195,6 +196,84 @@ program
     }
     await nc.drain();
   });
+
+/** A long-term record as the CLI prints it (the value as UTF-8 text). */
+function printable(record: LongTermRecord): Record<string, unknown> {
+  return {
+    key: record.key,
+    value: new TextDecoder().decode(record.value),
+    type: record.type,
+    seq: record.seq,
+    updatedAtMs: record.updatedAtMs,
+    expiresAtMs: record.expiresAtMs,
+    supersededBy: record.supersededBy,
+    supersededAtMs: record.supersededAtMs,
+    confidence: record.confidence,
+  };
+}
+
+/** Runs `work` with the long-term client of the configured deployment (served by the memory-store). */
+async function withLongTerm<T>(work: (store: NatsLongTermStore) => Promise<T>): Promise<T> {
+  const c = config();
+  const nc = await connectNats(c.nats, 'nats-agents-cli');
+  try {
+    return await work(new NatsLongTermStore(nc, createTopology({ prefix: c.prefix, partitions: c.partitions }), { timeoutMs: c.longterm.requestTimeoutMs }));
+  } finally {
+    await nc.drain();
+  }
+}
+
+const memory = program.command('memory').description("inspect and curate an entity's long-term memory (through the memory-store service)");
+
+memory
+  .command('search')
+  .description('records of one (agent, entity) whose keys start with a prefix, in key order')
+  .argument('<agent>', 'agent name')
+  .argument('<key>', 'entity key (text)')
+  .argument('[prefix]', 'record key prefix', '')
+  .option('--limit <n>', 'at most this many', integer, 50)
+  .option('--include-superseded', 'also show retired records')
+  .action(async (agent: string, key: string, prefix: string, options: { limit: number; includeSuperseded?: boolean }) => {
+    const records = await withLongTerm((store) =>
+      store.search({ entityKey: keyFromText(key), agent }, prefix, Date.now(), { limit: options.limit, includeSuperseded: options.includeSuperseded === true }),
+    );
+    console.log(JSON.stringify(records.map(printable), null, 2));
+  });
+
+memory
+  .command('history')
+  .description('the supersede chain through a record: what it replaced (oldest first), itself, what replaced it')
+  .argument('<agent>', 'agent name')
+  .argument('<key>', 'entity key (text)')
+  .argument('<record-key>', 'long-term record key')
+  .action(async (agent: string, key: string, recordKey: string) => {
+    const chain = await withLongTerm((store) => store.history({ entityKey: keyFromText(key), agent }, recordKey, Date.now()));
+    console.log(JSON.stringify(chain.map(printable), null, 2));
+  });
+
+for (const [name, description] of [
+  ['supersede', 'retire a record in favour of another (kept, hidden from retrieval, reversible with restore)'],
+  ['restore', 'make a retired record active again'],
+] as const) {
+  memory
+    .command(name)
+    .description(description)
+    .argument('<agent>', 'agent name')
+    .argument('<key>', 'entity key (text)')
+    .argument('<record-key>', 'long-term record key')
+    .argument(name === 'supersede' ? '<by-key>' : '[by-key]', 'the replacing record key (supersede only)')
+    .action(async (agent: string, key: string, recordKey: string, byKey: string | undefined) => {
+      const scope = { entityKey: keyFromText(key), agent };
+      await withLongTerm(async (store) => {
+        const [record] = await store.search(scope, recordKey, Date.now(), { limit: 1, includeSuperseded: true });
+        if (record === undefined || record.key !== recordKey) throw new Error(`no live record ${JSON.stringify(recordKey)} for ${agent}/${key}`);
+        // One above the record's seq: a late duplicate of the original write cannot undo this.
+        const next = name === 'supersede' ? supersede(record, byKey ?? '', Date.now()) : restore(record);
+        await store.upsert([next]);
+        console.log(JSON.stringify(printable(next), null, 2));
+      });
+    });
+}
 
 program
   .command('erase')
