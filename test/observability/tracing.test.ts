@@ -1,0 +1,194 @@
+// Layer 3: one logical activation is one trace across processes. Real ingress, activator, effector
+// and memory-store processes export spans over OTLP/HTTP (JSON encoding) to a real receiver on a
+// loopback port; the suite drives suspend → effector → resume through the traced fixture agent
+// (model calls, working memory, a long-term save, a tool intent) and asserts the span tree, parent
+// links included. Then a replayed intent, and a collector that is down: activations still complete
+// and the dropped spans are counted.
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect, readStream, startCluster, type TestCluster } from '../harness/index.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { eventually, opsUrl, scrape, value } from './prometheus-text.js';
+
+const text = new TextDecoder();
+const KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
+
+/** A W3C traceparent for a publisher span of a fresh trace. */
+function publisherContext(): { traceId: string; spanId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+/** The one span matching `pick` (fails listing the candidates otherwise). */
+function one(spans: readonly ReceivedSpan[], what: string, pick: (s: ReceivedSpan) => boolean): ReceivedSpan {
+  const found = spans.filter(pick);
+  if (found.length !== 1) throw new Error(`expected one ${what}, found ${found.length}: ${spans.map((s) => `${s.service}:${s.name}(${s.spanId}<-${s.parentSpanId})`).join(', ')}`);
+  return found[0] as ReceivedSpan;
+}
+
+const childrenOf = (spans: readonly ReceivedSpan[], parent: ReceivedSpan): string[] =>
+  spans
+    .filter((s) => s.parentSpanId === parent.spanId)
+    .map((s) => `${s.service}:${s.name}`)
+    .sort();
+
+describe('tracing: one trace per logical activation', () => {
+  let receiver: OtlpReceiver;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    cluster = await startCluster({
+      agentModules: ['test/fixtures/agents/traced.agent.mjs'],
+      modelScript: 'test/fixtures/models/echo-model.mjs',
+      services: ['memory-store', 'activator', 'ingress', 'effector'],
+      env: {
+        AGENTS_OPS_PORT: '0',
+        AGENTS_LONGTERM_URI: 'memory://',
+        AGENTS_TOOL_MODULES: 'test/fixtures/tools/ledger.tools.mjs',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await receiver?.close();
+  });
+
+  it('links publisher → ingress → activation (model call, flush, commit, publish) → effector → ingress → resumed activation', async () => {
+    const publisher = publisherContext();
+    const outputs = await collect(cluster.client.nc, 'agents.output.traced.k-1');
+    await cluster.client.publishEvent('traced', 'k-1', { cents: 250 }, { traceparent: publisher.traceparent });
+    const [output] = await outputs.waitForCount(1, 30_000);
+    expect(JSON.parse(text.decode(output!.data))).toEqual({ status: 'ok', reply: 'echo:charged: ok' });
+    outputs.close();
+
+    const inTrace = (spans: readonly ReceivedSpan[]): ReceivedSpan[] => spans.filter((s) => s.traceId === publisher.traceId);
+    const resumed = (s: ReceivedSpan): boolean => s.name === 'activate traced' && s.attributes['agents.resumed'] === true;
+    await receiver.waitFor((spans) => {
+      const trace = inTrace(spans);
+      const last = trace.find(resumed);
+      return last !== undefined && ['outbox.publish', 'state.commit'].every((name) => trace.some((s) => s.name === name && s.parentSpanId === last.spanId));
+    }, 'resumed activation with its commit and publish');
+    const spans = inTrace(receiver.spans);
+
+    // publisher → ingress (event)
+    const ingestEvent = one(spans, 'ingest of the event', (s) => s.name === 'ingest events traced');
+    expect(ingestEvent).toMatchObject({ service: 'ingress', kind: KIND.consumer, parentSpanId: publisher.spanId });
+    expect(ingestEvent.attributes).toMatchObject({ 'agents.agent': 'traced', 'agents.key': 'k-1', 'agents.outcome': 'forwarded', 'agents.redelivered': false });
+
+    // ingress → the activation that suspended
+    const start = one(spans, 'starting activation', (s) => s.name === 'activate traced' && s.attributes['agents.resumed'] === false);
+    expect(start).toMatchObject({ service: 'activator', kind: KIND.consumer, parentSpanId: ingestEvent.spanId });
+    expect(start.attributes).toMatchObject({
+      'agents.agent': 'traced',
+      'agents.key': 'k-1',
+      'agents.seq': 0,
+      'agents.status': 'suspended',
+      'agents.outcome': 'applied',
+      'agents.element.kind': 'event',
+      'agents.intents': 1,
+      'agents.model.calls': 1,
+      'agents.model.cache_hits': 0,
+      'agents.attempts': 1,
+      'agents.retried': false,
+      'agents.redelivered': false,
+    });
+    expect(start.attributes['agents.memory.bytes']).toBeGreaterThan(0);
+    expect(childrenOf(spans, start)).toEqual(
+      ['activator:chat fake-1', 'activator:longterm.flush', 'activator:outbox.publish', 'activator:state.commit', 'activator:state.load', 'effector:execute charge'].sort(),
+    );
+    const model = one(spans, 'first model call', (s) => s.name === 'chat fake-1' && s.parentSpanId === start.spanId);
+    expect(model).toMatchObject({ kind: KIND.client });
+    expect(model.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'fake', 'gen_ai.request.model': 'fake-1', 'agents.model.cache_hit': false, 'agents.model.step': 0 });
+    expect(one(spans, 'flush', (s) => s.name === 'longterm.flush').attributes['agents.longterm.records']).toBe(1);
+    expect(spans.find((s) => s.name === 'outbox.publish' && s.parentSpanId === start.spanId)?.attributes).toMatchObject({ 'agents.outbox.entries': 1, 'agents.intents': 1 });
+
+    // activation → effector (through the intent message) → tool
+    const execute = one(spans, 'tool execution', (s) => s.name === 'execute charge');
+    expect(execute).toMatchObject({ service: 'effector', kind: KIND.consumer, parentSpanId: start.spanId });
+    expect(execute.attributes).toMatchObject({ 'agents.tool': 'charge', 'agents.agent': 'traced', 'agents.key': 'k-1', 'agents.outcome': 'published', 'agents.result.status': 'ok', 'agents.tool.executed': true, 'agents.tool.attempts': 1 });
+    expect(one(spans, 'tool run', (s) => s.name === 'tool charge').parentSpanId).toBe(execute.spanId);
+
+    // effector → ingress (the result) → the resumed activation
+    const ingestResult = one(spans, 'ingest of the result', (s) => s.name === 'ingest results traced');
+    expect(ingestResult).toMatchObject({ service: 'ingress', parentSpanId: execute.spanId });
+    const resume = one(spans, 'resumed activation', resumed);
+    expect(resume).toMatchObject({ service: 'activator', parentSpanId: ingestResult.spanId });
+    expect(resume.attributes).toMatchObject({ 'agents.seq': 0, 'agents.status': 'completed', 'agents.element.kind': 'result', 'agents.outputs': 1, 'agents.model.calls': 1 });
+    expect(childrenOf(spans, resume).filter((n) => n !== 'activator:state.load')).toEqual(['activator:chat fake-1', 'activator:outbox.publish', 'activator:state.commit']);
+
+    // every span of the flow is in the publisher's trace, and each process named itself
+    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['ingress', 'activator', 'effector']));
+    expect(receiver.rejected).toBe(0);
+  });
+
+  it('puts a replayed intent in the same trace, marked as a dedup that ran nothing', async () => {
+    const publisher = publisherContext();
+    const outputs = await collect(cluster.client.nc, 'agents.output.traced.k-2');
+    await cluster.client.publishEvent('traced', 'k-2', { cents: 5 }, { traceparent: publisher.traceparent });
+    await outputs.waitForCount(1, 30_000);
+    outputs.close();
+    const [intent] = (await readStream(cluster.client.nc, 'AGENTS_INTENTS')).filter((m) => m.subject === 'agents.intents.traced.charge' && m.header('traceparent')?.includes(publisher.traceId));
+    expect(intent).toBeDefined();
+
+    // Replay the stored intent as a consumer reset would: same bytes, same headers.
+    const h = natsHeaders();
+    h.set('traceparent', intent!.header('traceparent')!);
+    await cluster.client.js.publish(intent!.subject, intent!.data, { headers: h, msgID: `${intent!.msgId}:replay` });
+    const spans = await receiver.waitFor((all) => all.some((s) => s.traceId === publisher.traceId && s.name === 'execute charge' && s.attributes['agents.deduped'] === true), 'the replayed execution');
+    const executions = spans.filter((s) => s.traceId === publisher.traceId && s.name === 'execute charge');
+    expect(executions).toHaveLength(2);
+    const [first, replay] = [executions.find((s) => s.attributes['agents.deduped'] !== true), executions.find((s) => s.attributes['agents.deduped'] === true)];
+    expect(replay?.parentSpanId).toBe(first?.parentSpanId);
+    expect(replay?.attributes).toMatchObject({ 'agents.outcome': 'republished', 'agents.tool': 'charge' });
+    expect(spans.filter((s) => s.name === 'tool charge' && s.parentSpanId === replay?.spanId)).toEqual([]);
+  });
+});
+
+describe('tracing with the collector down', () => {
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    // A port nothing listens on: every export is refused.
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    cluster = await startCluster({
+      agentModules: ['test/fixtures/agents/counter.agent.mjs'],
+      services: ['activator', 'ingress'],
+      env: {
+        AGENTS_OPS_PORT: '0',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_BSP_MAX_QUEUE_SIZE: '64',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('completes every activation and counts the spans it could not export', async () => {
+    const outputs = await collect(cluster.client.nc, 'agents.output.counter.>');
+    const keys = Array.from({ length: 10 }, (_, i) => `down-${i}`);
+    for (let round = 0; round < 3; round += 1) for (const key of keys) await cluster.client.publishEvent('counter', key, { n: round });
+    await outputs.waitForCount(30, 60_000);
+    outputs.close();
+    for (const name of ['activator', 'ingress'] as const) {
+      const ops = await opsUrl(cluster.services.get(name)!);
+      const samples = await eventually(() => scrape(ops), (s) => value(s, 'agents_trace_spans_dropped_total') > 0, `${name} counting dropped spans`);
+      expect(value(samples, 'agents_trace_spans_exported_total')).toBe(0);
+    }
+  });
+});
