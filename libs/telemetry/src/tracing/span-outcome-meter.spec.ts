@@ -38,6 +38,7 @@ describe('spanOutcomeMeterProvider', () => {
     await provider.forceFlush();
     expect(await counted(metrics, 'agents_trace_spans_exported_total')).toBe(25);
     expect(await counted(metrics, 'agents_trace_spans_dropped_total')).toBe(0);
+    expect(metrics.collectorFailing).toBe(false);
   });
 
   it('counts the spans of a failed export as dropped, by the export error', async () => {
@@ -48,6 +49,7 @@ describe('spanOutcomeMeterProvider', () => {
     const text = await metrics.registry.metrics();
     expect(text).toContain('agents_trace_spans_dropped_total{reason="OTLPExporterError"} 7');
     expect(await counted(metrics, 'agents_trace_spans_exported_total')).toBe(0);
+    expect(metrics.collectorFailing).toBe(true);
   });
 
   it('drops and counts what overflows the bounded queue while an export hangs, without blocking span.end()', async () => {

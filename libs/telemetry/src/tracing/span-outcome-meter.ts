@@ -10,6 +10,7 @@ import type { TracingMetrics } from './tracing-metrics.js';
 export const SPAN_PROCESSED_METRIC = 'otel.sdk.processor.span.processed';
 
 const ERROR_TYPE = 'error.type';
+const QUEUE_FULL = 'queue_full';
 
 /**
  * A `MeterProvider` for a span processor's `selfObsMeterProvider` option that turns its
@@ -22,8 +23,13 @@ export function spanOutcomeMeterProvider(metrics: TracingMetrics): MeterProvider
   const processed: Counter = {
     add(value: number, attributes?: Attributes): void {
       const reason = attributes?.[ERROR_TYPE];
-      if (reason === undefined) metrics.spansExported.inc(value);
-      else metrics.spansDropped.inc({ reason: String(reason) }, value);
+      if (reason === undefined) {
+        metrics.spansExported.inc(value);
+        metrics.collectorFailing = false;
+      } else {
+        metrics.spansDropped.inc({ reason: String(reason) }, value);
+        if (reason !== QUEUE_FULL) metrics.collectorFailing = true;
+      }
     },
   };
   const meter: Meter = Object.assign(Object.create(noop) as Meter, {

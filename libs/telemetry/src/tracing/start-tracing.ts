@@ -23,8 +23,9 @@ export interface Tracing {
   /** The export pipeline's counters (spans dropped, spans exported); served on `/metrics`. */
   readonly metrics: TracingMetrics;
   /**
-   * Flushes what is queued and stops exporting, waiting at most `timeoutMs` (a collector that is
-   * down must not hold up a shutdown). Idempotent.
+   * Flushes what is queued and stops exporting, waiting at most `timeoutMs` — and hardly at all
+   * when the last export failed: a collector that is down must not hold up a shutdown (what is
+   * still queued then is lost). Idempotent.
    */
   shutdown(timeoutMs?: number): Promise<void>;
 }
@@ -93,9 +94,9 @@ export function startTracing(options: TracingOptions): Tracing {
     enabled: true,
     description: `tracing on: OTLP ${protocol} to ${endpoint}${note}, queue ${batching.maxQueueSize}, batches of ${batching.maxExportBatchSize} every ${batching.scheduledDelayMillis} ms`,
     metrics,
-    shutdown(timeoutMs = 2_000) {
+    shutdown(timeoutMs = 500) {
       stopped ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
+        const timer = setTimeout(resolve, metrics.collectorFailing ? Math.min(timeoutMs, 50) : timeoutMs);
         timer.unref();
         sdk
           .shutdown()

@@ -21,6 +21,12 @@ export class TracingMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * True when the last export failed (the collector is down or refusing): a stopping service then
+   * does not wait for its final flush. Cleared by the next successful export.
+   */
+  collectorFailing = false;
+
   /** Finished, sampled spans the collector acknowledged. */
   readonly spansExported = new Counter({
     name: 'agents_trace_spans_exported_total',
