@@ -1,7 +1,9 @@
 /**
  * @packageDocumentation
  * The public client of a nats-agents deployment: publish events, tool results and approvals;
- * read outputs and error records.
+ * read outputs and error records; erase an entity.
+ *
+ * @module client
  */
 export { AgentsClient, ErasureFailed } from './agents-client.js';
 export type { ErasureReport } from '#longterm';

@@ -15,13 +15,18 @@ export const NatsConfigSchema = z.strictObject({
   nkeySeedFile: z.string().optional(),
   /** Path of a file holding a bearer token. */
   tokenFile: z.string().optional(),
+  /** User name for user/password authentication (the password comes from `passwordFile`). */
   user: z.string().optional(),
   /** Path of a file holding the user's password. */
   passwordFile: z.string().optional(),
+  /** TLS towards the servers (files mounted from secrets). */
   tls: z
     .strictObject({
+      /** CA bundle that signs the servers' certificates. */
       caFile: z.string().optional(),
+      /** Client certificate (mutual TLS). */
       certFile: z.string().optional(),
+      /** Client certificate's private key (mutual TLS). */
       keyFile: z.string().optional(),
     })
     .optional(),
@@ -62,31 +67,38 @@ export const ActivatorConfigSchema = z.strictObject({
 });
 
 export const IngressConfigSchema = z.strictObject({
-  /** HTTP listener for `POST /v1/agents/:agent/events/:key`; port 0 picks a free port. */
+  /** Address of the HTTP listener for `POST /v1/agents/:agent/events/:key` (events, results, approvals). */
   httpHost: z.string().default('127.0.0.1'),
+  /** Port of that listener (`AGENTS_HTTP_PORT`); 0 picks a free port. */
   httpPort: z.number().int().min(0).max(65_535).default(8080),
   /** Largest accepted event, result or approval body. */
   maxEventBytes: positiveInt.default(256 * 1024),
   /** Longest accepted entity key (raw bytes). */
   maxKeyBytes: positiveInt.default(256),
+  /** Ingest messages in flight (forwarded to the inbox, not yet acknowledged). */
   maxAckPending: positiveInt.default(1024),
+  /** Redelivery deadline of an ingest message that was not forwarded. */
   ackWaitMs: positiveInt.default(30_000),
 });
 
 export const ModelConfigSchema = z.discriminatedUnion('provider', [
   z.strictObject({
+    /** `fake`: the scripted, offline FakeLlm; `openai-compatible`: any chat-completions endpoint. */
     provider: z.literal('fake'),
     /** Module exporting `rules` for the FakeLlm (the demo script by default). */
     script: z.string().optional(),
   }),
   z.strictObject({
     provider: z.literal('openai-compatible'),
+    /** Base URL of the chat-completions API (`…/v1`). */
     baseUrl: z.url(),
     /** Environment variable holding the API key. */
     apiKeyEnv: z.string().optional(),
     /** File holding the API key. */
     apiKeyFile: z.string().optional(),
+    /** Per-request timeout of a model call. */
     timeoutMs: positiveInt.default(60_000),
+    /** Attempts per model call on retryable failures (rate limits, 5xx, timeouts), with backoff. */
     maxAttempts: positiveInt.default(4),
   }),
 ]);
@@ -124,6 +136,7 @@ export const EffectorConfigSchema = z.strictObject({
   toolTimeoutMs: positiveInt.default(60_000),
   /** Intents executing at once per replica. */
   maxInFlight: positiveInt.default(64),
+  /** Redelivery deadline of an unacknowledged intent; running tools are kept alive with heartbeats. */
   ackWaitMs: positiveInt.default(30_000),
   /** The built-in `http` tool: POSTs the intent's arguments to this URL with the intent id as `Idempotency-Key`. */
   httpToolUrl: z.url().optional(),
@@ -185,6 +198,7 @@ export const RuntimeConfigSchema = z.strictObject({
   streams: StreamsConfigSchema.prefault({}),
   activator: ActivatorConfigSchema.prefault({}),
   ingress: IngressConfigSchema.prefault({}),
+  /** The model provider activations call through `ctx.callModel`. */
   model: ModelConfigSchema.default({ provider: 'fake' }),
   signing: SigningConfigSchema.prefault({}),
   effector: EffectorConfigSchema.prefault({}),

@@ -3,6 +3,8 @@
  * The public authoring API of nats-agents: declare an agent or a tool, end an activation.
  * Everything here is a typed wrapper over plain objects, so agents and tools may also be written
  * in plain JavaScript.
+ *
+ * @module sdk
  */
 export { defineAgent } from './define-agent.js';
 export { defineTool } from './define-tool.js';
