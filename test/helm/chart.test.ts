@@ -382,7 +382,9 @@ describe('helm/nats-agents', () => {
     expect(jaeger.spec.ports.find((p) => p.name === 'otlp-http')?.port).toBe(4318);
     for (const deployment of runtimeDeployments(quick)) {
       expect(envValue(mainContainer(deployment), 'OTEL_EXPORTER_OTLP_ENDPOINT')).toBe('http://rel-nats-agents-jaeger:4318');
-      expect(envValue(mainContainer(deployment), 'OTEL_SERVICE_NAME')).toBe(`nats-agents-${componentOf(deployment)!}`);
+      // service.name stays the runtime's own; the pod identifies the instance.
+      expect(envValue(mainContainer(deployment), 'OTEL_SERVICE_NAME')).toBeUndefined();
+      expect(envValue(mainContainer(deployment), 'OTEL_RESOURCE_ATTRIBUTES')).toContain('service.instance.id=$(POD_NAME)');
     }
     for (const deployment of runtimeDeployments(render('default-values.yaml'))) {
       expect(envValue(mainContainer(deployment), 'OTEL_EXPORTER_OTLP_ENDPOINT')).toBeUndefined();

@@ -356,8 +356,7 @@ URI by reference, then the component's own plain and secret variables.
   valueFrom:
     fieldRef:
       fieldPath: metadata.namespace
-- name: OTEL_SERVICE_NAME
-  value: {{ printf "nats-agents-%s" .name }}
+{{- /* service.name stays the runtime's own (ingress, activator, ...), as in a local cluster. */}}
 - name: OTEL_RESOURCE_ATTRIBUTES
   value: "service.namespace=$(POD_NAMESPACE),k8s.namespace.name=$(POD_NAMESPACE),k8s.pod.name=$(POD_NAME),service.instance.id=$(POD_NAME)"
 {{- $endpoint := include "nats-agents.otlpEndpoint" .root }}
