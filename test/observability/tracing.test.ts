@@ -72,11 +72,18 @@ describe('tracing: one trace per logical activation', () => {
 
     const inTrace = (spans: readonly ReceivedSpan[]): ReceivedSpan[] => spans.filter((s) => s.traceId === publisher.traceId);
     const resumed = (s: ReceivedSpan): boolean => s.name === 'activate traced' && s.attributes['agents.resumed'] === true;
+    // Each process exports on its own schedule: wait until every span of the flow has arrived.
+    const expected = ['ingest events traced', 'ingest results traced', 'execute charge', 'tool charge', 'longterm.flush'];
     await receiver.waitFor((spans) => {
       const trace = inTrace(spans);
       const last = trace.find(resumed);
-      return last !== undefined && ['outbox.publish', 'state.commit'].every((name) => trace.some((s) => s.name === name && s.parentSpanId === last.spanId));
-    }, 'resumed activation with its commit and publish');
+      return (
+        expected.every((name) => trace.some((s) => s.name === name)) &&
+        trace.filter((s) => s.name === 'activate traced').length === 2 &&
+        last !== undefined &&
+        ['chat fake-1', 'outbox.publish', 'state.commit'].every((name) => trace.some((s) => s.name === name && s.parentSpanId === last.spanId))
+      );
+    }, 'every span of the flow');
     const spans = inTrace(receiver.spans);
 
     // publisher → ingress (event)
@@ -143,7 +150,10 @@ describe('tracing: one trace per logical activation', () => {
     const h = natsHeaders();
     h.set('traceparent', intent!.header('traceparent')!);
     await cluster.client.js.publish(intent!.subject, intent!.data, { headers: h, msgID: `${intent!.msgId}:replay` });
-    const spans = await receiver.waitFor((all) => all.some((s) => s.traceId === publisher.traceId && s.name === 'execute charge' && s.attributes['agents.deduped'] === true), 'the replayed execution');
+    const spans = await receiver.waitFor(
+      (all) => all.filter((s) => s.traceId === publisher.traceId && s.name === 'execute charge').length === 2 && all.some((s) => s.traceId === publisher.traceId && s.attributes['agents.deduped'] === true),
+      'both executions of the intent',
+    );
     const executions = spans.filter((s) => s.traceId === publisher.traceId && s.name === 'execute charge');
     expect(executions).toHaveLength(2);
     const [first, replay] = [executions.find((s) => s.attributes['agents.deduped'] !== true), executions.find((s) => s.attributes['agents.deduped'] === true)];
