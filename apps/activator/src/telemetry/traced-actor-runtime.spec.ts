@@ -1,0 +1,117 @@
+// Layer 1: the activation span is the parent of everything the commit publishes, and re-parenting happens once per delivery — an in-place retry commits byte-identical bytes inside one span that says it retried. Real OpenTelemetry SDK (in-memory exporter), in-memory ports, no broker.
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeActorDocument, RetryableError, type AgentDefinition, type InboxElement, type OutboxEntryDoc, type StateStore, type StoredActor, type Timers } from '#core';
+import { RuntimeMetrics } from '#telemetry';
+import { TracedActorRuntime } from './traced-actor-runtime.js';
+
+const utf8 = new TextEncoder();
+const PUBLISHER = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
+
+/** A CAS store in a map; `failNext` makes the next commit throw a retryable outage without writing. */
+class MapStore implements StateStore {
+  readonly commits: Uint8Array[] = [];
+  private readonly docs = new Map<string, { bytes: Uint8Array; revision: number }>();
+  failNext = false;
+  load(stateKey: string): Promise<StoredActor | undefined> {
+    const stored = this.docs.get(stateKey);
+    return Promise.resolve(stored === undefined ? undefined : { doc: decodeActorDocument(stored.bytes), revision: stored.revision });
+  }
+  commit(stateKey: string, bytes: Uint8Array): Promise<number> {
+    this.commits.push(bytes);
+    if (this.failNext) {
+      this.failNext = false;
+      return Promise.reject(new RetryableError('injected outage'));
+    }
+    const revision = (this.docs.get(stateKey)?.revision ?? 0) + 1;
+    this.docs.set(stateKey, { bytes, revision });
+    return Promise.resolve(revision);
+  }
+}
+
+const timers: Timers = {
+  setTimeout: (callback, ms) => {
+    const handle = setTimeout(callback, ms);
+    return () => clearTimeout(handle);
+  },
+};
+
+const echo: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
+
+function runtime(store: MapStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics): TracedActorRuntime {
+  return new TracedActorRuntime(
+    {
+      store,
+      publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
+      agents: new Map([[echo.name, echo]]),
+      provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
+      addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k' },
+      timers,
+      monotonicMs: () => performance.now(),
+      random: () => 0.5,
+      activationTimeoutMs: 5_000,
+      maxDocumentBytes: 1_000_000,
+      cacheCapacity: 10,
+      backoff: { baseMs: 1, maxMs: 2 },
+    },
+    { metrics, prefix: 'agents', partitionOf: () => 3 },
+  );
+}
+
+function element(inboxSeq: number, headers = [{ name: 'traceparent', value: `00-${PUBLISHER.traceId}-${PUBLISHER.spanId}-01` }]): InboxElement {
+  return { inboxSeq, entityKey: utf8.encode('k'), eventTimeMs: 1_000, payload: { kind: 'event', event: utf8.encode(`hello ${inboxSeq}`) }, headers, deliveries: 1 };
+}
+
+const scope = { stateKey: 'echo.k', agent: 'echo', ownerEpoch: 1, signal: new AbortController().signal };
+
+describe('TracedActorRuntime', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const manager = new AsyncLocalStorageContextManager();
+
+  beforeAll(() => {
+    context.setGlobalContextManager(manager.enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(provider);
+  });
+  afterAll(() => {
+    trace.disable();
+    propagation.disable();
+    context.disable();
+  });
+
+  it("continues the element's trace and makes the activation span the parent of what the commit publishes", async () => {
+    exporter.reset();
+    const published: OutboxEntryDoc[] = [];
+    const metrics = new RuntimeMetrics({ defaultMetrics: false });
+    const outcome = await runtime(new MapStore(), published, metrics).process(element(7), scope);
+    expect(outcome.kind).toBe('applied');
+    const spans = exporter.getFinishedSpans();
+    const activation = spans.find((s) => s.name === 'activate echo');
+    expect(activation?.spanContext().traceId).toBe(PUBLISHER.traceId);
+    expect(activation?.parentSpanContext?.spanId).toBe(PUBLISHER.spanId);
+    expect(activation?.attributes).toMatchObject({ 'agents.key': 'k', 'agents.partition': 3, 'agents.status': 'completed', 'agents.seq': 0, 'agents.outputs': 1, 'agents.retried': false });
+    expect(spans.filter((s) => s.parentSpanContext?.spanId === activation?.spanContext().spanId).map((s) => s.name).sort()).toEqual(['outbox.publish', 'state.commit', 'state.load']);
+    const traceparent = published[0]?.headers.find((h) => h.name === 'traceparent')?.value;
+    expect(traceparent).toBe(`00-${PUBLISHER.traceId}-${activation?.spanContext().spanId}-01`);
+    expect(await metrics.registry.metrics()).toContain('agents_activation_duration_seconds_count{agent="echo",status="completed"} 1');
+  });
+
+  it('re-parents once per delivery: an in-place retry commits byte-identical bytes inside one span marked as retried', async () => {
+    exporter.reset();
+    const store = new MapStore();
+    store.failNext = true;
+    const published: OutboxEntryDoc[] = [];
+    await runtime(store, published, new RuntimeMetrics({ defaultMetrics: false })).process(element(8), scope);
+    expect(store.commits).toHaveLength(2);
+    expect(Buffer.from(store.commits[0]!).equals(Buffer.from(store.commits[1]!))).toBe(true);
+    const activations = exporter.getFinishedSpans().filter((s) => s.name === 'activate echo');
+    expect(activations).toHaveLength(1);
+    expect(activations[0]?.attributes).toMatchObject({ 'agents.attempts': 2, 'agents.retried': true, 'agents.outcome': 'applied' });
+    expect(activations[0]?.events.map((e) => e.name)).toContain('retry');
+    expect(exporter.getFinishedSpans().filter((s) => s.name === 'state.commit').map((s) => s.status.code)).toEqual([2, 0]);
+  });
+});
