@@ -420,8 +420,10 @@ describe('helm/nats-agents', () => {
       ops: { port: number; lagSampleMs: number };
     };
     const defaults = RuntimeConfigSchema.parse({}) as unknown as Record<string, unknown>;
-    // The chart's own choices: the quick-start model and (empty) signing key id.
-    const { model: _model, signing: _signing, ...exposed } = values.config;
+    // The chart's own choices: the quick-start model, the (empty) signing key id, and a production
+    // partition count (decision 0013: the runtime's default of 16 suits laptops, not clusters).
+    const { model: _model, signing: _signing, partitions, ...exposed } = values.config;
+    expect(partitions).toBe(256);
     const differing: string[] = [];
     for (const [section, setting] of Object.entries(exposed)) {
       if (typeof setting !== 'object' || setting === null) {

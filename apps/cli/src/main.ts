@@ -27,8 +27,9 @@ function integer(value: string): number {
   return n;
 }
 
+/** The client over a connection with the deployment's credentials and TLS (the same as the services'). */
 async function client(c: RuntimeConfig): Promise<AgentsClient> {
-  return AgentsClient.connect({ url: c.nats.url, prefix: c.prefix, partitions: c.partitions, name: 'nats-agents-cli' });
+  return AgentsClient.fromConnection(await connectNats(c.nats, 'nats-agents-cli'), { prefix: c.prefix, partitions: c.partitions });
 }
 
 program
