@@ -40,13 +40,22 @@ export interface ServiceHandle {
 }
 
 /**
+ * Tracing stays off unless a suite points the services at a collector: otherwise every service
+ * would keep exporting to the OpenTelemetry default (localhost:4318) and counting drops.
+ */
+function tracingDefaults(env: Record<string, string>): Record<string, string> {
+  const configured = ['OTEL_SDK_DISABLED', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_TRACES_EXPORTER'].some((name) => env[name] !== undefined);
+  return configured ? {} : { OTEL_SDK_DISABLED: 'true' };
+}
+
+/**
  * Starts a service with `env` (merged over a minimal environment) and waits until it is ready.
  * Fails with the captured output when it exits or times out first.
  */
 export async function startService(name: ServiceName, env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceHandle> {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'apps', name, 'src', 'main.js')], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...tracingDefaults(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
