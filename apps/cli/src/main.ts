@@ -57,7 +57,8 @@ program
   .option('--msg-id <id>', 'idempotency id (Nats-Msg-Id)')
   .option('-w, --wait', 'wait for the output or error record and print it')
   .option('--timeout <ms>', 'how long --wait waits', integer, 30_000)
-  .action(async (agent: string, key: string, payload: string, options: { eventTime?: number; msgId?: string; wait?: boolean; timeout: number }) => {
+  .option('--json', 'with --wait: print {"kind":"output",...} or {"kind":"error",...} as one JSON line')
+  .action(async (agent: string, key: string, payload: string, options: { eventTime?: number; msgId?: string; wait?: boolean; timeout: number; json?: boolean }) => {
     const c = config();
     const agents = await client(c);
     try {
@@ -68,7 +69,16 @@ program
         return;
       }
       const answer = await agents.publishAndWait(agent, key, payload, { ...publishOptions, timeoutMs: options.timeout });
-      if (answer.kind === 'output') {
+      if (options.json === true) {
+        console.log(
+          JSON.stringify(
+            answer.kind === 'output'
+              ? { kind: 'output', seq: answer.output.seq, msgId: answer.output.msgId, output: answer.output.text }
+              : { kind: 'error', reason: answer.error.reason, detail: answer.error.detail, eventTimeMs: answer.error.eventTimeMs },
+          ),
+        );
+        if (answer.kind === 'error') process.exitCode = 2;
+      } else if (answer.kind === 'output') {
         console.log(answer.output.text);
       } else {
         console.error(`error: ${answer.error.reason}${answer.error.detail ? `: ${answer.error.detail}` : ''}`);
@@ -113,7 +123,9 @@ program
   .option('--agent <name>', 'only this agent')
   .option('--key <key>', 'only this key (outputs)')
   .option('--all', 'start from the oldest stored message')
-  .action(async (what: string, options: { agent?: string; key?: string; all?: boolean }) => {
+  .option('--json', 'one JSON object per line (for scripts)')
+  .option('--count <n>', 'exit after printing this many messages', integer)
+  .action(async (what: string, options: { agent?: string; key?: string; all?: boolean; json?: boolean; count?: number }) => {
     const c = config();
     const agents = await client(c);
     const topology = agents.topology;
@@ -130,18 +142,30 @@ program
     const consumer = await agents.js.consumers.get(stream, { filter_subjects: subject, deliver_policy: options.all ? DeliverPolicy.All : DeliverPolicy.New });
     const messages = await consumer.consume();
     process.once('SIGINT', () => void messages.close());
+    const text = new TextDecoder();
+    let printed = 0;
+    if (options.count === 0) messages.stop();
     for await (const msg of messages) {
       if (what === 'outputs') {
-        console.log(`${msg.subject} seq=${msg.headers?.get('Agents-Seq') ?? '?'} ${new TextDecoder().decode(msg.data)}`);
+        const seq = msg.headers?.get('Agents-Seq') ?? '?';
+        if (options.json === true) console.log(JSON.stringify({ subject: msg.subject, seq, streamSeq: msg.seq, output: text.decode(msg.data) }));
+        else console.log(`${msg.subject} seq=${seq} ${text.decode(msg.data)}`);
       } else if (what === 'intents' || what === 'approval-requests') {
         const intent = decodeToolIntent(msg.data);
-        console.log(
-          `${msg.subject} intent=${intent.intentId} key=${new TextDecoder().decode(intent.entityKey)} tool=${intent.toolName} args=${intent.argsJson} expires_at=${intent.expiresAtMs}`,
-        );
+        const key = text.decode(intent.entityKey);
+        if (options.json === true) {
+          console.log(JSON.stringify({ subject: msg.subject, intentId: intent.intentId, agent: intent.agent, key, tool: intent.toolName, args: intent.argsJson, expiresAtMs: intent.expiresAtMs }));
+        } else {
+          console.log(`${msg.subject} intent=${intent.intentId} key=${key} tool=${intent.toolName} args=${intent.argsJson} expires_at=${intent.expiresAtMs}`);
+        }
       } else {
         const r = decodeErrorRecord(msg.data);
-        console.log(`${msg.subject} key=${new TextDecoder().decode(r.entityKey)} reason=${r.reason} detail=${r.detail} event_time=${r.eventTimeMs}`);
+        const key = text.decode(r.entityKey);
+        if (options.json === true) console.log(JSON.stringify({ subject: msg.subject, agent: r.agent, key, reason: r.reason, detail: r.detail, eventTimeMs: r.eventTimeMs }));
+        else console.log(`${msg.subject} key=${key} reason=${r.reason} detail=${r.detail} event_time=${r.eventTimeMs}`);
       }
+      printed += 1;
+      if (options.count !== undefined && printed >= options.count) messages.stop();
     }
     await agents.close();
   });
