@@ -1,0 +1,171 @@
+/**
+ * The benchmark's knobs: flags (`npm run bench -- --events 5000`), each with an environment
+ * fallback (`BENCH_EVENTS=5000 npm run bench`), defaulting to the figures the design asks for.
+ * Runtime defaults (partitions, max_ack_pending, stream settings) come from `#config`, so the
+ * benchmark follows the runtime's configuration instead of copying it.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig, type RuntimeConfig } from '#config';
+import { PHASE_NAMES, type PhaseName } from './report/bench-result.js';
+import type { SystemName } from './system-under-test.js';
+
+/** Everything one benchmark run is parameterized by. */
+export interface BenchOptions {
+  /** N: events per throughput phase. */
+  readonly events: number;
+  /** K: keys of the throughput phases. */
+  readonly keys: number;
+  /** Events in flight end to end during throughput phases (closed loop). */
+  readonly window: number;
+  /** Unmeasured events before each throughput phase (they also create every key's state). */
+  readonly warmupEvents: number;
+  /** Simulated model latency of the model agent (and the baseline's stand-in), ms. */
+  readonly modelLatencyMs: number;
+  /** Keys of the overhead phase (model agent, one event in flight per key). */
+  readonly overheadKeys: number;
+  /** Sequential events per key in the overhead phase. */
+  readonly overheadEventsPerKey: number;
+  /** Unmeasured sequential events per key before the overhead phase. */
+  readonly overheadWarmupPerKey: number;
+  /** Sequential events of the unloaded phase (no-op agent, one key, one event in flight in all). */
+  readonly unloadedEvents: number;
+  /** Which phases to run (all by default). */
+  readonly phases: readonly PhaseName[];
+  /** Runtime inbox partitions (`AGENTS_PARTITIONS`). */
+  readonly partitions: number;
+  /** Baseline inbox partitions: 1 = one unfiltered consumer; P = P filtered consumers like the runtime. */
+  readonly baselinePartitions: number;
+  /** Which systems to run, in order. */
+  readonly systems: readonly SystemName[];
+  /** `AGENTS_ACTIVATION_TIMEOUT_MS` for the activator, when set. */
+  readonly activationTimeoutMs: number | undefined;
+  /** A run fails when outputs are missing and none arrived for this long. */
+  readonly stallTimeoutMs: number;
+  /** Where `<timestamp>.json` and `latest.md` go. */
+  readonly resultsDir: string;
+  /** Extra `node` flags for every service and baseline process (e.g. `--cpu-prof`). */
+  readonly nodeFlags: readonly string[];
+  /** Extra environment for the runtime's services (experiments, e.g. `NEST_LOG_LEVEL=log`). */
+  readonly serviceEnv: Readonly<Record<string, string>>;
+  /** Baseline clients connect with `noAsyncTraces` (the runtime's do not): an experiment knob. */
+  readonly baselineNoAsyncTraces: boolean;
+  /** The runtime configuration defaults the services run with. */
+  readonly runtimeDefaults: Pick<RuntimeConfig, 'activator' | 'ingress' | 'streams'>;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a non-negative number');
+  return n;
+}
+
+function phaseList(value: string): PhaseName[] {
+  const names = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const name of names) if (!(PHASE_NAMES as readonly string[]).includes(name)) throw new InvalidArgumentError(`unknown phase '${name}' (${PHASE_NAMES.join(', ')})`);
+  if (names.length === 0) throw new InvalidArgumentError('name at least one phase');
+  return names as PhaseName[];
+}
+
+function envAssignment(value: string, previous: Record<string, string>): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at < 1) throw new InvalidArgumentError('expected NAME=VALUE');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+function systemList(value: string): SystemName[] {
+  const names = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const name of names) if (name !== 'runtime' && name !== 'baseline') throw new InvalidArgumentError(`unknown system '${name}' (runtime, baseline)`);
+  if (names.length === 0) throw new InvalidArgumentError('name at least one system');
+  return names as SystemName[];
+}
+
+/**
+ * Parses `argv` (as `process.argv`) and the environment into {@link BenchOptions}.
+ *
+ * @throws {Error} (via commander: usage printed, process exits) on an invalid flag.
+ */
+export function parseBenchOptions(argv: readonly string[], defaultResultsDir: string): BenchOptions {
+  const defaults = loadConfig({ env: {} });
+  const numeric = (flags: string, description: string, env: string, fallback: number | undefined, parse: (v: string) => number = positiveInt): Option => {
+    const option = new Option(flags, description).env(env).argParser(parse);
+    return fallback === undefined ? option : option.default(fallback);
+  };
+  const program = new Command('bench')
+    .description('Runtime vs bare-JetStream benchmark on a private nats-server (see docs/performance.md).')
+    .addOption(numeric('--events <n>', 'N: events per throughput phase', 'BENCH_EVENTS', 20_000))
+    .addOption(numeric('--keys <n>', 'K: keys of the throughput phases', 'BENCH_KEYS', 1_000))
+    .addOption(numeric('--window <n>', 'events in flight end to end in throughput phases (default: K)', 'BENCH_WINDOW', undefined))
+    .addOption(numeric('--warmup-events <n>', 'unmeasured events before each throughput phase (default: 2 x K)', 'BENCH_WARMUP_EVENTS', undefined, nonNegativeInt))
+    .addOption(numeric('--model-latency-ms <ms>', 'FakeLlm latency of the model agent', 'BENCH_MODEL_LATENCY_MS', 50, nonNegativeNumber))
+    .addOption(numeric('--overhead-keys <n>', 'keys of the overhead phase (model agent, one event in flight per key)', 'BENCH_OVERHEAD_KEYS', 50))
+    .addOption(numeric('--overhead-events-per-key <n>', 'sequential events per key in the overhead phase', 'BENCH_OVERHEAD_EVENTS_PER_KEY', 24))
+    .addOption(numeric('--overhead-warmup-per-key <n>', 'unmeasured sequential events per key before it', 'BENCH_OVERHEAD_WARMUP_PER_KEY', 4, nonNegativeInt))
+    .addOption(numeric('--unloaded-events <n>', 'sequential events of the unloaded no-op phase (one key, one in flight)', 'BENCH_UNLOADED_EVENTS', 1_000))
+    .addOption(new Option('--phases <list>', `phases to run (${PHASE_NAMES.join(', ')})`).env('BENCH_PHASES').argParser(phaseList).default([...PHASE_NAMES]))
+    .addOption(numeric('--partitions <n>', 'runtime inbox partitions (AGENTS_PARTITIONS)', 'BENCH_PARTITIONS', defaults.partitions))
+    .addOption(numeric('--baseline-partitions <n>', 'baseline inbox partitions (1 = one unfiltered consumer)', 'BENCH_BASELINE_PARTITIONS', 1))
+    .addOption(new Option('--systems <list>', 'systems to run, in order').env('BENCH_SYSTEMS').argParser(systemList).default(['runtime', 'baseline'] satisfies SystemName[]))
+    .addOption(numeric('--activation-timeout-ms <ms>', 'AGENTS_ACTIVATION_TIMEOUT_MS for the activator', 'BENCH_ACTIVATION_TIMEOUT_MS', undefined))
+    .addOption(numeric('--stall-timeout-ms <ms>', 'fail when outputs are missing and none arrived for this long', 'BENCH_STALL_TIMEOUT_MS', 30_000))
+    .addOption(new Option('--results-dir <dir>', 'where results are written').env('BENCH_RESULTS_DIR').default(defaultResultsDir))
+    .addOption(new Option('--node-flags <flags>', 'extra node flags for services and baseline processes, space-separated').env('BENCH_NODE_FLAGS').default(''))
+    .addOption(new Option('--service-env <NAME=VALUE>', 'extra environment for the runtime services (repeatable)').argParser(envAssignment).default({}))
+    .addOption(new Option('--baseline-no-async-traces', 'baseline clients connect with noAsyncTraces (experiment; the runtime does not)').env('BENCH_BASELINE_NO_ASYNC_TRACES').default(false))
+    .showHelpAfterError()
+    .parse([...argv]);
+  const o = program.opts<{
+    events: number;
+    keys: number;
+    window?: number;
+    warmupEvents?: number;
+    modelLatencyMs: number;
+    overheadKeys: number;
+    overheadEventsPerKey: number;
+    overheadWarmupPerKey: number;
+    unloadedEvents: number;
+    phases: PhaseName[];
+    partitions: number;
+    baselinePartitions: number;
+    systems: SystemName[];
+    activationTimeoutMs?: number;
+    stallTimeoutMs: number;
+    resultsDir: string;
+    nodeFlags: string;
+    serviceEnv: Record<string, string>;
+    baselineNoAsyncTraces: boolean;
+  }>();
+  return {
+    events: o.events,
+    keys: o.keys,
+    window: o.window ?? o.keys,
+    warmupEvents: o.warmupEvents ?? 2 * o.keys,
+    modelLatencyMs: o.modelLatencyMs,
+    overheadKeys: o.overheadKeys,
+    overheadEventsPerKey: o.overheadEventsPerKey,
+    overheadWarmupPerKey: o.overheadWarmupPerKey,
+    unloadedEvents: o.unloadedEvents,
+    phases: o.phases,
+    partitions: o.partitions,
+    baselinePartitions: o.baselinePartitions,
+    systems: o.systems,
+    activationTimeoutMs: o.activationTimeoutMs,
+    stallTimeoutMs: o.stallTimeoutMs,
+    resultsDir: o.resultsDir,
+    nodeFlags: o.nodeFlags.split(' ').filter((f) => f.length > 0),
+    serviceEnv: o.serviceEnv,
+    baselineNoAsyncTraces: o.baselineNoAsyncTraces,
+    runtimeDefaults: { activator: defaults.activator, ingress: defaults.ingress, streams: defaults.streams },
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The phases every system runs, and how one phase is measured: an unmeasured warm-up of the same
+ * shape (it also creates each key's state, so the measured run exercises updates, not creates),
+ * then the measured run with the CPU time of every participant metered around it.
+ */
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { MODEL_AGENT, NOOP_AGENT } from './agents/bench-agents.js';
+import type { BenchOptions } from './bench-options.js';
+import { startCpuMeter, type CpuParticipant } from './infra/process-cpu.js';
+import { storedBetween, streamLastSeqs } from './infra/stream-writes.js';
+import { runLoad, type LoadShape } from './load/load-generator.js';
+import type { PhaseName, PhaseResult } from './report/bench-result.js';
+import { summarizeLatency, summarizeThroughput } from './stats/summaries.js';
+import type { SystemUnderTest } from './system-under-test.js';
+
+/** One phase's plan. */
+export interface PhasePlan {
+  readonly phase: PhaseName;
+  readonly agent: string;
+  readonly keys: readonly string[];
+  readonly warmup: LoadShape;
+  readonly measured: LoadShape;
+  readonly modelLatencyMs: number;
+}
+
+/** Key tokens `<prefix>-00000`…; subject-safe, so the token is the key. */
+function keyTokens(prefix: string, count: number): string[] {
+  const width = String(Math.max(0, count - 1)).length;
+  return Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(width, '0')}`);
+}
+
+/**
+ * The phases in the order they run (those selected by `options.phases`):
+ * - `noop-throughput`: no-op agent, K keys, closed loop with `window` in flight: saturation.
+ * - `noop-unloaded`: no-op agent, one key, one event in flight in the whole system: the latency
+ *   floor of an activation with nothing queued anywhere.
+ * - `model-throughput`: as `noop-throughput` with one model call of fixed latency per activation.
+ * - `model-low-concurrency`: model agent, a modest number of keys, one event in flight per key:
+ *   overhead = latency − model latency, with little queueing.
+ */
+export function planPhases(options: BenchOptions): PhasePlan[] {
+  const throughputKeys = keyTokens('tp', options.keys);
+  const lowKeys = keyTokens('lc', options.overheadKeys);
+  const unloadedKeys = keyTokens('un', 1);
+  const throughput = (phase: PhaseName, agent: string, modelLatencyMs: number): PhasePlan => ({
+    phase,
+    agent,
+    keys: throughputKeys,
+    warmup: { kind: 'window', events: options.warmupEvents, window: options.window },
+    measured: { kind: 'window', events: options.events, window: options.window },
+    modelLatencyMs,
+  });
+  const plans: PhasePlan[] = [
+    throughput('noop-throughput', NOOP_AGENT, 0),
+    {
+      phase: 'noop-unloaded',
+      agent: NOOP_AGENT,
+      keys: unloadedKeys,
+      warmup: { kind: 'per-key', eventsPerKey: Math.min(50, options.unloadedEvents) },
+      measured: { kind: 'per-key', eventsPerKey: options.unloadedEvents },
+      modelLatencyMs: 0,
+    },
+    throughput('model-throughput', MODEL_AGENT, options.modelLatencyMs),
+    {
+      phase: 'model-low-concurrency',
+      agent: MODEL_AGENT,
+      keys: lowKeys,
+      warmup: { kind: 'per-key', eventsPerKey: options.overheadWarmupPerKey },
+      measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey },
+      modelLatencyMs: options.modelLatencyMs,
+    },
+  ];
+  return plans.filter((plan) => options.phases.includes(plan.phase));
+}
+
+/** Everything a phase run needs besides its plan. */
+export interface PhaseContext {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly system: SystemUnderTest;
+  /** Processes metered besides the system's own (nats-server, the load generator). */
+  readonly sharedParticipants: readonly CpuParticipant[];
+  readonly stallTimeoutMs: number;
+  /** Progress messages (stderr). */
+  readonly log: (message: string) => void;
+}
+
+function eventCount(shape: LoadShape, keys: number): number {
+  return shape.kind === 'window' ? shape.events : shape.eventsPerKey * keys;
+}
+
+/** Runs one phase (warm-up, then measured) and summarizes it. */
+export async function runPhase(context: PhaseContext, plan: PhasePlan): Promise<PhaseResult> {
+  const { system } = context;
+  const tag = `${system.name}-${plan.phase}`;
+  const warmupEvents = eventCount(plan.warmup, plan.keys.length);
+  if (warmupEvents > 0) {
+    context.log(`${tag}: warm-up, ${warmupEvents} events`);
+    await runLoad(context.nc, context.js, system, { run: `${tag}-warmup`, agent: plan.agent, keys: plan.keys, shape: plan.warmup, stallTimeoutMs: context.stallTimeoutMs });
+  }
+  const participants = [...system.processes, ...context.sharedParticipants];
+  context.log(`${tag}: measuring, ${eventCount(plan.measured, plan.keys.length)} events`);
+  const seqsBefore = await streamLastSeqs(context.jsm);
+  const meter = startCpuMeter(participants);
+  const observed = await runLoad(context.nc, context.js, system, { run: tag, agent: plan.agent, keys: plan.keys, shape: plan.measured, stallTimeoutMs: context.stallTimeoutMs });
+  const cpu = meter.stop();
+  const stored = storedBetween(seqsBefore, await streamLastSeqs(context.jsm));
+  const storedPerEvent: Record<string, number> = {};
+  for (const [stream, count] of Object.entries(stored)) storedPerEvent[stream] = observed.events > 0 ? count / observed.events : Number.NaN;
+  const perEvent: Record<string, number> = {};
+  const cores: Record<string, number> = {};
+  for (const [name, ms] of Object.entries(cpu.byParticipant)) {
+    perEvent[name] = observed.events > 0 ? ms / observed.events : Number.NaN;
+    cores[name] = observed.durationMs > 0 ? ms / observed.durationMs : Number.NaN;
+  }
+  const result: PhaseResult = {
+    phase: plan.phase,
+    agent: plan.agent,
+    shape: plan.measured,
+    keys: plan.keys.length,
+    events: observed.events,
+    warmupEvents,
+    modelLatencyMs: plan.modelLatencyMs,
+    durationMs: observed.durationMs,
+    throughput: summarizeThroughput(observed.completionsMs),
+    latencyMs: summarizeLatency(observed.latenciesMs),
+    overheadMs: plan.modelLatencyMs > 0 ? summarizeLatency(observed.latenciesMs, plan.modelLatencyMs) : undefined,
+    duplicates: observed.duplicates,
+    outOfOrder: observed.outOfOrder,
+    strays: observed.strays,
+    cpuMsPerEvent: perEvent,
+    cpuCores: cores,
+    storedPerEvent,
+    otherCores: cpu.others === undefined || observed.durationMs <= 0 ? undefined : cpu.others / observed.durationMs,
+  };
+  context.log(
+    `${tag}: ${result.throughput.steadyPerSecond.toFixed(0)}/s steady, latency p50 ${result.latencyMs.p50.toFixed(2)} ms p99 ${result.latencyMs.p99.toFixed(2)} ms` +
+      (result.overheadMs ? `, overhead p50 ${result.overheadMs.p50.toFixed(2)} ms p99 ${result.overheadMs.p99.toFixed(2)} ms` : '') +
+      (result.otherCores !== undefined ? `; other processes ${result.otherCores.toFixed(2)} cores` : ''),
+  );
+  return result;
+}
