@@ -4,6 +4,7 @@
  */
 export {
   startNatsServer,
+  freeLoopbackPorts,
   NATS_SERVER_BINARY,
   DEFAULT_MAX_PAYLOAD,
   DEFAULT_START_TIMEOUT_MS,

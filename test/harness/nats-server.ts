@@ -41,13 +41,19 @@ export interface NatsServerOptions {
   /** `server_name`. Default `test-<client port>`, unique per running server. */
   readonly serverName?: string;
   /**
-   * Seam for clustered suites (not exercised by any suite yet): when set, the server also gets a
-   * `cluster` block with this name, its own free route port ({@link NatsServerHandle.routeUrl}) and
-   * {@link NatsServerOptions.routes}.
+   * For clustered suites: when set, the server also gets a `cluster` block with this name, its own
+   * route port ({@link NatsServerHandle.routeUrl}) and {@link NatsServerOptions.routes}. With
+   * JetStream, give every node a distinct `serverName` (the default is) and start the nodes
+   * together: a clustered JetStream server is healthy only once a quorum of its peers is up.
    */
   readonly clusterName?: string;
   /** Seam for clustered suites: peers' route URLs (`nats-route://127.0.0.1:<port>`); needs `clusterName`. */
   readonly routes?: readonly string[];
+  /**
+   * The route port (needs `clusterName`); default a free one. Reserve the ports of every node
+   * with {@link freeLoopbackPorts} first, so each node can be given all routes before any starts.
+   */
+  readonly routePort?: number;
   /** Bound on start-up (and each restart) in ms. Default {@link DEFAULT_START_TIMEOUT_MS}. */
   readonly startTimeoutMs?: number;
 }
@@ -99,8 +105,8 @@ export interface NatsServerHandle extends AsyncDisposable {
  * ```
  */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
-  if (options.routes !== undefined && options.clusterName === undefined) {
-    throw new Error('startNatsServer: `routes` needs `clusterName`');
+  if ((options.routes !== undefined || options.routePort !== undefined) && options.clusterName === undefined) {
+    throw new Error('startNatsServer: `routes` and `routePort` need `clusterName`');
   }
   const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
   if (!Number.isSafeInteger(maxPayload) || maxPayload < 1) {
@@ -109,7 +115,8 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const dir = await mkdtemp(join(tmpdir(), 'nats-agents-server-'));
   let lastError: unknown;
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
-    const ports = await freePorts(options.clusterName === undefined ? 2 : 3);
+    const ports = await freeLoopbackPorts(options.clusterName === undefined || options.routePort !== undefined ? 2 : 3);
+    if (options.routePort !== undefined) ports.push(options.routePort);
     const server = new PrivateNatsServer(dir, options, ports);
     try {
       await server.writeConfig();
@@ -319,26 +326,38 @@ function quote(value: string): string {
 }
 
 /**
- * `count` distinct free loopback ports, found by binding port 0. All are held open together so
- * they differ; they are free again (and could in principle be taken) once this returns.
+ * Ports are handed out below the kernel's ephemeral range (32768–60999 on Linux), from which
+ * outgoing connections take their local ports. A port from that range can be taken by any client
+ * socket while a killed server is down, and its `restart()` on the same port then fails with
+ * "address already in use" (seen in the cluster chaos suite, with a dozen processes connecting).
  */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-    return address.port;
-  });
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  return ports;
+const PORT_RANGE = { from: 20_000, to: 32_000 } as const;
+const PORT_PROBES = 500;
+
+/**
+ * `count` distinct free loopback ports below the ephemeral range, each found by binding it. All
+ * are held open together so they differ; they are free again (and could in principle be taken by
+ * another listener) once this returns.
+ */
+export async function freeLoopbackPorts(count: number): Promise<number[]> {
+  const held: ReturnType<typeof createServer>[] = [];
+  const ports: number[] = [];
+  try {
+    for (let probe = 0; ports.length < count; probe += 1) {
+      if (probe >= PORT_PROBES) throw new Error(`no ${count} free loopback ports in ${PORT_RANGE.from}-${PORT_RANGE.to}`);
+      const candidate = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+      if (ports.includes(candidate)) continue;
+      const server = createServer();
+      const bound = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.listen(candidate, '127.0.0.1', () => resolve(true));
+      });
+      if (!bound) continue;
+      held.push(server);
+      ports.push(candidate);
+    }
+    return ports;
+  } finally {
+    await Promise.all(held.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
 }

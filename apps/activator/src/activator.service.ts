@@ -12,6 +12,7 @@ import { directScreen } from './direct-screen.js';
 import { digestOfToken, EntityGate } from './entity-gate.js';
 import { buildIntentSigner } from './intent-signer.factory.js';
 import { KvTimerIndex } from './kv-timer-index.js';
+import { LeaseGuardedStateStore } from './lease-guarded-state-store.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
 import type { RuntimeMetrics } from '#telemetry';
 import { OwnershipManager } from './ownership-manager.js';
@@ -57,10 +58,11 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     const report = this.provisioning;
     for (const warning of report.warnings) this.logger.warn(warning);
     const signer = buildIntentSigner(this.config.signing, process.env);
-    const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology);
+    const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology, this.nats.jsm);
     this.timerIndex = timerIndex;
     this.runtime = new TracedActorRuntime({
-      store: this.store,
+      // Commits only under a locally valid lease on the key's partition (the epoch fences the rest).
+      store: new LeaseGuardedStateStore(this.store, (stateKey) => this.ownership?.holds(this.partitionOfStateKey(stateKey)) ?? false),
       publisher: this.publisher,
       agents: this.agents,
       provider: this.provider,
@@ -106,6 +108,8 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       leaseTtlMs: this.config.activator.leaseTtlMs,
       leases: await this.nats.bucket(this.topology.buckets.leases),
       members: await this.nats.bucket(this.topology.buckets.members),
+      membersBucket: this.topology.buckets.members,
+      jsm: this.nats.jsm,
       clock: this.clock,
       info: { agents: [...this.agents.keys()].join(',') },
       observer: leaseMoveObserver(this.metrics),
@@ -201,7 +205,12 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     this.workers.delete(partition);
     await worker?.stop(drain ? DRAIN_MS : 0);
     this.timerIndex?.detach(partition);
-    this.runtime?.forget((stateKey) => this.topology.partitionOf(stateKey.slice(stateKey.indexOf('.') + 1)) === partition);
+    this.runtime?.forget((stateKey) => this.partitionOfStateKey(stateKey) === partition);
+  }
+
+  /** The partition of a state key (`<agent>.<key token>`). */
+  private partitionOfStateKey(stateKey: string): number {
+    return this.topology.partitionOf(stateKey.slice(stateKey.indexOf('.') + 1));
   }
 }
 

@@ -1,6 +1,8 @@
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { indexCovers, sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
 import { decodeKeyToken, timerIndexKey, type Topology } from '#routing';
+import { listKvKeys } from '#transport';
 import { decodeTimerIndexEntry, encodeTimerIndexEntry, type TimerIndexEntry } from './timer-index-entry.js';
 import type { TimerScheduler } from './timer-scheduler.js';
 
@@ -18,14 +20,18 @@ export class KvTimerIndex implements TimerIndex {
   constructor(
     private readonly kv: KV,
     private readonly topology: Topology,
+    /** Lists the partition's index keys (one request; `kv.keys()` can stall, see `listKvKeys`). */
+    private readonly jsm: JetStreamManager,
   ) {}
 
   /** Attaches a partition's scheduler (on acquiring the partition) and loads its index into it. */
   async attach(partition: number, scheduler: TimerScheduler): Promise<number> {
     this.schedulers.set(partition, scheduler);
     const prefix = `p${String(partition).padStart(4, '0')}.`;
-    const keys: string[] = [];
-    for await (const key of await this.kv.keys(`${prefix}>`)) keys.push(key);
+    // Not `kv.keys()`: it creates a consumer, which in a cluster that just lost a server took longer
+    // than the request timeout and failed the acquisition (observed in the cluster chaos suite), and
+    // it can stall on 2.9. Keys whose last message is a delete marker are skipped below.
+    const keys = await listKvKeys(this.jsm, this.topology.buckets.timers, `${prefix}>`);
     let loaded = 0;
     for (const key of keys) {
       const entry = await this.kv.get(key);

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { rendezvousOwner } from '#routing';
 import { Membership, PartitionLease, type MonotonicClock } from '#transport';
@@ -36,6 +37,9 @@ export interface OwnershipOptions {
   readonly leaseTtlMs: number;
   readonly leases: KV;
   readonly members: KV;
+  /** The members bucket's name, and the manager its members are listed through (see `listKvKeys`). */
+  readonly membersBucket: string;
+  readonly jsm: JetStreamManager;
   readonly clock: MonotonicClock & { setTimeout(callback: () => void, ms: number): () => void };
   readonly hooks: OwnershipHooks;
   /** Extra information published with the membership heartbeat. */
@@ -53,6 +57,11 @@ export interface OwnershipOptions {
  *   few per tick, so a flapping member cannot make the cluster thrash,
  * - renews its leases by revision CAS every third of the TTL, and stops a partition the moment
  *   a renewal fails or its local deadline passes.
+ * Heartbeats and renewals run in their own keep-alive loop, never behind the assignment loop:
+ * starting a partition (consumer reset, timer index load) takes a few hundred milliseconds of
+ * broker round trips, and a member taking over many partitions at once would otherwise stop
+ * renewing the leases it already holds, and lose them, while it acquires the new ones (observed
+ * in the churn chaos suite: ticks blocked 1–5 s in acquisitions, leases lost, partitions thrashed).
  * The lease is the authority; the assignment is only where partitions *should* go. A joining
  * member counts only after it has been present for a stabilisation period; a leaving one stops
  * counting as soon as its key is gone (deleted on SIGTERM, expired after a crash).
@@ -60,40 +69,60 @@ export interface OwnershipOptions {
 export class OwnershipManager {
   private readonly logger = new Logger('Ownership');
   private readonly membership: Membership;
-  /** Held leases; a partition being handed back stays here (and keeps renewing) until its drain ends. */
-  private readonly owned = new Map<number, { readonly lease: PartitionLease; releasing: Promise<void> | undefined }>();
+  /**
+   * Held leases; a partition being handed back stays here (and keeps renewing) until its drain ends.
+   * `started` settles when the `acquired` hook has finished, so a drop never overtakes a start.
+   */
+  private readonly owned = new Map<number, { readonly lease: PartitionLease; readonly started: Promise<void>; releasing: Promise<void> | undefined }>();
+  /** Partitions whose `released` hook is still running: not re-acquired until it has finished. */
+  private readonly stoppingPartitions = new Set<number>();
   private readonly firstSeen = new Map<string, number>();
   private readonly pendingResets = new Set<number>();
   private readonly releases = new Set<Promise<void>>();
   private cancelTick: (() => void) | undefined;
+  private cancelKeepAlive: (() => void) | undefined;
   private lastHeartbeat = Number.NEGATIVE_INFINITY;
   private lastRenew = Number.NEGATIVE_INFINITY;
   private lastGoodTick = Number.NEGATIVE_INFINITY;
+  private lastGoodKeepAlive = Number.NEGATIVE_INFINITY;
   private running: Promise<void> | undefined;
+  private keepingAlive: Promise<void> | undefined;
+  private keepAliveStopped = false;
   private stopping = false;
   private reported: string | undefined;
 
   constructor(private readonly options: OwnershipOptions) {
-    this.membership = new Membership(options.members, options.memberId, { ...(options.info ?? {}), partitions: options.partitions });
+    this.membership = new Membership(options.members, options.jsm, options.membersBucket, options.memberId, { ...(options.info ?? {}), partitions: options.partitions });
   }
 
   /** Joins the cluster; partitions are taken from the next tick on (after peers had a chance to appear). */
   async start(): Promise<void> {
     await this.membership.heartbeat();
     this.lastHeartbeat = this.options.clock.monotonicMs();
+    this.scheduleKeepAlive(this.tickMs);
     this.schedule(this.tickMs);
   }
 
   /**
-   * True while membership and leases are in a good state: the last ownership tick (heartbeat,
-   * renewals, assignment) completed within a third of the lease TTL, and every partition still
-   * consumed holds a valid lease. False before the first tick, while NATS is unreachable, and
-   * after stop. Readiness (`/readyz`), never a decision input.
+   * True while membership and leases are in a good state: the last keep-alive (heartbeat,
+   * renewals) and the last assignment tick both completed within a third of the lease TTL, and
+   * every partition still consumed holds a valid lease. False before the first tick, while NATS
+   * is unreachable, and after stop. Readiness (`/readyz`), never a decision input.
    */
   get healthy(): boolean {
     if (this.stopping) return false;
-    const fresh = this.options.clock.monotonicMs() - this.lastGoodTick <= Math.max(this.options.leaseTtlMs / 3, 2 * this.tickMs);
+    const now = this.options.clock.monotonicMs();
+    const bound = Math.max(this.options.leaseTtlMs / 3, 2 * this.tickMs);
+    const fresh = now - this.lastGoodTick <= bound && now - this.lastGoodKeepAlive <= bound;
     return fresh && [...this.owned.values()].every((o) => o.releasing !== undefined || o.lease.valid);
+  }
+
+  /**
+   * True while this member holds a locally valid lease on partition `p` (consumed, or being
+   * drained for a hand-back): the condition for committing any of its keys.
+   */
+  holds(partition: number): boolean {
+    return this.owned.get(partition)?.lease.valid ?? false;
   }
 
   /** Partitions currently consumed (not being handed back), with their epochs. */
@@ -111,14 +140,22 @@ export class OwnershipManager {
     this.drop(partition, 'lost');
   }
 
-  /** Leaves the cluster: announce the departure, drain and hand back every partition. */
+  /**
+   * Leaves the cluster: announce the departure, drain and hand back every partition. The leases
+   * keep being renewed while the drains run (a drain may outlast a short TTL); the heartbeat does
+   * not, so the departure announced by removing the member key is not undone.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.cancelTick?.();
     await this.running;
+    await this.keepingAlive;
     await this.membership.leave();
     for (const p of [...this.owned.keys()]) this.drop(p, 'shutdown');
     await Promise.all([...this.releases]);
+    this.keepAliveStopped = true;
+    this.cancelKeepAlive?.();
+    await this.keepingAlive;
   }
 
   private get tickMs(): number {
@@ -144,18 +181,33 @@ export class OwnershipManager {
     }, ms);
   }
 
-  private async tick(): Promise<void> {
+  private scheduleKeepAlive(ms: number): void {
+    if (this.keepAliveStopped) return;
+    this.cancelKeepAlive = this.options.clock.setTimeout(() => {
+      this.keepingAlive = this.keepAlive()
+        .then(() => {
+          this.lastGoodKeepAlive = this.options.clock.monotonicMs();
+        })
+        .catch((error: unknown) => this.logger.warn(`ownership keep-alive failed: ${(error as Error).message}`))
+        .finally(() => this.scheduleKeepAlive(this.tickMs));
+    }, ms);
+  }
+
+  /**
+   * Drops lapsed or reset partitions, renews the other leases and heartbeats (each every third of
+   * the TTL). A lease past its local deadline is dropped before any renewal is tried: after a
+   * pause the renewal could still succeed if nobody took the partition, but the owner has already
+   * been out of contract (nats-design §7.2: stop the moment the local deadline passes).
+   */
+  private async keepAlive(): Promise<void> {
     const now = this.options.clock.monotonicMs();
     const third = this.options.leaseTtlMs / 3;
-    if (now - this.lastHeartbeat >= third) {
-      await this.membership.heartbeat();
-      this.lastHeartbeat = now;
-    }
+    for (const [p, { lease }] of [...this.owned]) if (!lease.valid) this.drop(p, 'lost');
     if (now - this.lastRenew >= third) {
       this.lastRenew = now;
       await Promise.all(
-        [...this.owned].map(async ([p, { lease }]) => {
-          if (!(await lease.renew())) this.drop(p, 'lost');
+        [...this.owned].map(async ([p, held]) => {
+          if (!(await held.lease.renew()) && this.owned.get(p) === held) this.drop(p, 'lost');
         }),
       );
     }
@@ -164,6 +216,15 @@ export class OwnershipManager {
       this.pendingResets.delete(p);
       this.drop(p, 'reset');
     }
+    if (!this.stopping && now - this.lastHeartbeat >= third) {
+      await this.membership.heartbeat();
+      this.lastHeartbeat = now;
+    }
+  }
+
+  /** One assignment round: re-list the members, hand back what belongs elsewhere, take what is ours and free. */
+  private async tick(): Promise<void> {
+    const now = this.options.clock.monotonicMs();
     if (this.stopping) return;
 
     const listed = await this.membership.list();
@@ -182,20 +243,25 @@ export class OwnershipManager {
       .slice(0, Math.max(0, budget - inFlight));
     for (const p of moving) this.drop(p, 'rebalance');
 
-    // Take what should be here and is free.
+    // Take what should be here and is free (not while this member is still stopping its previous
+    // tenure of it: that stop would tear down the new consumer, timers and cache).
     for (let p = 0; p < this.options.partitions; p += 1) {
-      if (this.stopping || this.owned.has(p) || rendezvousOwner(p, stable) !== this.options.memberId) continue;
+      if (this.stopping || this.owned.has(p) || this.stoppingPartitions.has(p) || rendezvousOwner(p, stable) !== this.options.memberId) continue;
       const lease = await PartitionLease.tryAcquire(this.options.leases, leaseKey(p), this.options.memberId, this.options.leaseTtlMs, this.options.clock);
       if (lease === undefined) continue;
-      this.owned.set(p, { lease, releasing: undefined });
+      const started = this.options.hooks.acquired(p, lease.epoch);
+      const held = { lease, started: started.catch(() => undefined), releasing: undefined };
+      this.owned.set(p, held);
       try {
-        await this.options.hooks.acquired(p, lease.epoch);
+        await started;
         this.logger.log(`acquired partition ${p} (epoch ${lease.epoch})`);
         this.options.observer?.acquired(p, lease.epoch);
       } catch (error) {
         this.logger.warn(`could not start partition ${p}: ${(error as Error).message}`);
-        this.owned.delete(p);
-        await lease.release();
+        if (this.owned.get(p) === held) {
+          this.owned.delete(p);
+          await lease.release();
+        }
       }
     }
   }
@@ -218,14 +284,18 @@ export class OwnershipManager {
     const held = this.owned.get(partition);
     if (held === undefined || held.releasing !== undefined) return;
     const graceful = reason === 'rebalance' || reason === 'shutdown';
+    this.stoppingPartitions.add(partition);
+    if (!graceful) this.owned.delete(partition);
     held.releasing = (async () => {
-      if (!graceful) this.owned.delete(partition);
       try {
+        // A partition still starting is stopped once its start has finished, never half-way.
+        await held.started;
         await this.options.hooks.released(partition, reason);
       } catch (error) {
         this.logger.warn(`stopping partition ${partition} failed: ${(error as Error).message}`);
       } finally {
-        this.owned.delete(partition);
+        if (this.owned.get(partition) === held) this.owned.delete(partition);
+        this.stoppingPartitions.delete(partition);
         await held.lease.release();
         this.logger.log(`released partition ${partition} (${reason})`);
         this.options.observer?.released(partition, reason);

@@ -6,6 +6,16 @@ import type { EntityGate } from './entity-gate.js';
 import { decodeInboxMessage } from './inbox-message.js';
 import { settleInboxMessage } from './inbox-settlement.js';
 
+/**
+ * Lifetime of each pull request. The client re-pulls when two idle heartbeats (half of this each)
+ * are missed, which is how a worker notices that its pull died with the server holding it: in a
+ * nats-server cluster, a consumer whose leader is killed gets a new leader, but the pull request
+ * waiting at the old one is simply gone. With the client's default (30 s) the partition then sat
+ * idle for half a minute after a server was SIGKILLed (observed in the cluster chaos suite); with
+ * 5 s it resumes within a few seconds, for one small pull request per idle partition every 5 s.
+ */
+const PULL_EXPIRES_MS = 5_000;
+
 /** What a worker needs to consume one owned partition. */
 export interface PartitionWorkerOptions {
   readonly partition: number;
@@ -57,7 +67,7 @@ export class PartitionWorker {
 
   async start(): Promise<void> {
     const consumer = await this.options.js.consumers.get(this.options.stream, this.options.consumerName);
-    this.messages = await consumer.consume({ max_messages: this.options.batch });
+    this.messages = await consumer.consume({ max_messages: this.options.batch, expires: PULL_EXPIRES_MS });
     this.heartbeat = setInterval(() => this.keepAlive(), Math.max(1_000, Math.floor(this.options.ackWaitMs / 3)));
     this.heartbeat.unref();
     const messages = this.messages;

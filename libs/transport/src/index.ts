@@ -16,5 +16,6 @@ export { natsServiceProvider, provisioningProvider, TOPOLOGY, PROVISIONING } fro
 export { PartitionLease, safetyMargin } from './partition-lease.js';
 export type { MonotonicClock } from './partition-lease.js';
 export { Membership } from './membership.js';
+export { listKvKeys } from './kv-keys.js';
 export { EntityPauses, pauseAckKey, encodePauseMarker, decodePauseMarker } from './entity-pauses.js';
 export type { PauseMarker, PauseListener } from './entity-pauses.js';

@@ -36,7 +36,11 @@ export interface AcquiredConsumer {
 export async function acquirePartitionConsumer(jsm: JetStreamManager, options: PartitionConsumerOptions): Promise<AcquiredConsumer> {
   const name = `${options.namePrefix}-e${options.epoch}`;
   const mine: ConsumerInfo[] = [];
-  for await (const info of jsm.consumers.list(options.stream)) {
+  for await (const info of jsm.consumers.list(options.stream) as AsyncIterable<ConsumerInfo | null>) {
+    // nats-server 2.9 lists a consumer that is being created or deleted meanwhile as `null`. It
+    // may be a predecessor (its floor and its deletion matter), so fail this acquisition (the lease
+    // is released and retaken on a later tick) rather than reset from an incomplete listing.
+    if (info === null) throw new Error(`the consumer list of ${options.stream} changed while it was read`);
     if (info.name.startsWith(`${options.namePrefix}-e`)) mine.push(info);
   }
   const current = mine.find((c) => c.name === name);
