@@ -58,6 +58,29 @@ describe('the nats-agents CLI', () => {
     expect(json(failed!.stdout)).toMatchObject({ kind: 'error', reason: 'malformed_input' });
   });
 
+  it('loads the running deployment through the tool round trip and reports every answer', async () => {
+    // Small refunds go event → intent → effector → result → resumed activation → output.
+    const report = json(await cli('bench', 'refund', '--events', '60', '--keys', '12', '--concurrency', '6', '--key-prefix', 'load', '--payload', '{"orderId":"{{key}}-{{n}}","amount":5}', '--json'));
+    expect(report).toMatchObject({ agent: 'refund', events: 60, keys: 12, completed: 60, errors: {}, timedOut: 0, skipped: 0 });
+    const latency = report.latencyMs as { p50: number; p99: number; max: number };
+    expect(latency.p50).toBeGreaterThan(0);
+    expect(latency.p99).toBeLessThanOrEqual(latency.max);
+    // Each key's five events ran as five activations resuming on the tool result: the state says so.
+    const state = json(await cli('state', 'refund', 'load-3'));
+    expect(state).toMatchObject({ key: 'load-3', continuation: null });
+  });
+
+  it('counts error records by reason when the agent refuses the load', async () => {
+    const failed = await run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, 'bench', 'refund', '--events', '8', '--keys', '4', '--payload', 'not json', '--json'], {
+      env: { ...process.env, NATS_URL: cluster.server.url, AGENTS_PARTITIONS: '4' },
+    }).then(
+      () => undefined,
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(json(failed!.stdout)).toMatchObject({ completed: 0, errors: { malformed_input: 8 }, timedOut: 0 });
+  });
+
   it('erases a key and reports what went', async () => {
     const report = json(await cli('erase', 'order-8', '--json'));
     expect(report.erased).toMatchObject({ KV_AGENTS_STATE: 1 });

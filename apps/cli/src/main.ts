@@ -8,6 +8,7 @@ import { createTopology, encodeKeyToken, keyFromText } from '#routing';
 import { connectNats, provision } from '#transport';
 import { copyLongTerm, NatsLongTermStore, restore, supersede } from '#longterm';
 import type { LongTermRecord } from '#core';
+import { runLoad } from './load-run.js';
 
 const program = new Command();
 program
@@ -329,6 +330,44 @@ program
       if (!(error instanceof ErasureFailed)) throw error;
       console.error(`erasure failed (${error.code}${error.retryable ? ', retryable: run the same command again' : ''}): ${error.message}`);
       process.exitCode = error.retryable ? 75 : 1;
+    } finally {
+      await agents.close();
+    }
+  });
+
+program
+  .command('bench')
+  .description('drive a closed-loop load through a running deployment and report activations/s and publish-to-output latency (the repository benchmark against a bare-JetStream baseline is `npm run bench`)')
+  .argument('<agent>', 'agent to load; it must answer each event with an output or an error record')
+  .option('--events <n>', 'events to publish', integer, 1_000)
+  .option('--keys <n>', 'distinct entity keys (event i goes to key i mod keys)', integer, 100)
+  .option('--concurrency <n>', 'events in flight at once (at most one per key)', integer, 50)
+  .option('--payload <text>', 'event body; {{key}}, {{n}} (per-key event number) and {{i}} are substituted', '{"bench":{{i}},"n":{{n}}}')
+  .option('--key-prefix <prefix>', 'key names are <prefix>-<i>; default a fresh prefix per run')
+  .option('--timeout <ms>', 'how long one event may take before its key is given up', integer, 30_000)
+  .option('--json', 'print the report as one JSON line')
+  .action(async (agent: string, options: { events: number; keys: number; concurrency: number; payload: string; keyPrefix?: string; timeout: number; json?: boolean }) => {
+    const agents = await client(config());
+    try {
+      const report = await runLoad(agents, {
+        agent,
+        events: options.events,
+        keys: options.keys,
+        concurrency: options.concurrency,
+        payload: options.payload,
+        keyPrefix: options.keyPrefix ?? `bench-${Date.now().toString(36)}`,
+        timeoutMs: options.timeout,
+      });
+      if (options.json === true) {
+        console.log(JSON.stringify(report));
+      } else {
+        const l = report.latencyMs;
+        console.log(`${report.agent}: ${report.completed}/${report.events} outputs over ${report.keys} keys in ${report.durationMs} ms, ${report.activationsPerSecond} activations/s at concurrency ${report.concurrency}`);
+        if (l !== undefined) console.log(`publish → output latency ms: p50 ${l.p50}, p90 ${l.p90}, p99 ${l.p99}, max ${l.max}`);
+        for (const [reason, n] of Object.entries(report.errors)) console.log(`error records (${reason}): ${n}`);
+        if (report.timedOut > 0) console.log(`timed out: ${report.timedOut} (keys given up; ${report.skipped} events not sent)`);
+      }
+      if (report.completed < report.events) process.exitCode = 2;
     } finally {
       await agents.close();
     }
