@@ -73,7 +73,7 @@ describe('tracing: one trace per logical activation', () => {
     const inTrace = (spans: readonly ReceivedSpan[]): ReceivedSpan[] => spans.filter((s) => s.traceId === publisher.traceId);
     const resumed = (s: ReceivedSpan): boolean => s.name === 'activate traced' && s.attributes['agents.resumed'] === true;
     // Each process exports on its own schedule: wait until every span of the flow has arrived.
-    const expected = ['ingest events traced', 'ingest results traced', 'execute charge', 'tool charge', 'longterm.flush'];
+    const expected = ['ingest events traced', 'ingest results traced', 'execute charge', 'tool charge', 'longterm.flush', 'memory upsert'];
     await receiver.waitFor((spans) => {
       const trace = inTrace(spans);
       const last = trace.find(resumed);
@@ -115,7 +115,12 @@ describe('tracing: one trace per logical activation', () => {
     const model = one(spans, 'first model call', (s) => s.name === 'chat fake-1' && s.parentSpanId === start.spanId);
     expect(model).toMatchObject({ kind: KIND.client });
     expect(model.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'fake', 'gen_ai.request.model': 'fake-1', 'agents.model.cache_hit': false, 'agents.model.step': 0 });
-    expect(one(spans, 'flush', (s) => s.name === 'longterm.flush').attributes['agents.longterm.records']).toBe(1);
+    const flush = one(spans, 'flush', (s) => s.name === 'longterm.flush');
+    expect(flush.attributes['agents.longterm.records']).toBe(1);
+    // activation → memory-store (the flush's request carries the trace context)
+    const upsert = one(spans, 'memory-store upsert', (s) => s.name === 'memory upsert');
+    expect(upsert).toMatchObject({ service: 'memory-store', kind: KIND.server, parentSpanId: flush.spanId });
+    expect(upsert.attributes).toMatchObject({ 'agents.memory.op': 'upsert' });
     expect(spans.find((s) => s.name === 'outbox.publish' && s.parentSpanId === start.spanId)?.attributes).toMatchObject({ 'agents.outbox.entries': 1, 'agents.intents': 1 });
 
     // activation → effector (through the intent message) → tool
@@ -133,7 +138,7 @@ describe('tracing: one trace per logical activation', () => {
     expect(childrenOf(spans, resume).filter((n) => n !== 'activator:state.load')).toEqual(['activator:chat fake-1', 'activator:outbox.publish', 'activator:state.commit']);
 
     // every span of the flow is in the publisher's trace, and each process named itself
-    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['ingress', 'activator', 'effector']));
+    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['ingress', 'activator', 'effector', 'memory-store']));
     expect(receiver.rejected).toBe(0);
   });
 

@@ -11,7 +11,7 @@ import {
   provisioningProvider,
   TOPOLOGY,
 } from '#transport';
-import { RuntimeMetrics, TelemetryModule } from '#telemetry';
+import { RuntimeMetrics, TelemetryModule, withTraceContext } from '#telemetry';
 import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { NatsLongTermStore } from '#longterm';
 import { systemClock } from './system-clock.js';
@@ -67,7 +67,7 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
       inject: [RUNTIME_CONFIG, NatsService, TOPOLOGY],
       // The tier is served by the memory-store service; the activator only holds a client.
       useFactory: (config: RuntimeConfig, nats: NatsService, topology: Topology) =>
-        config.longterm.uri === undefined ? null : new NatsLongTermStore(nats.nc, topology, { timeoutMs: config.longterm.requestTimeoutMs }),
+        config.longterm.uri === undefined ? null : new NatsLongTermStore(nats.nc, topology, { timeoutMs: config.longterm.requestTimeoutMs, requestHeaders: () => withTraceContext([]) }),
     },
     ActivatorService,
   ],

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ensureError, type LongTermRecord, type LongTermStore } from '#core';
 import { AgentsAttribute, type RuntimeMetrics } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
@@ -13,7 +13,8 @@ export function tracedLongTermStore(inner: LongTermStore, metrics: RuntimeMetric
   const upsert = async (records: readonly LongTermRecord[]): Promise<void> => {
     const span = activatorTracer.startSpan('longterm.flush', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.LongTermRecords]: records.length } }, context.active());
     try {
-      await inner.upsert(records);
+      // Active while the request goes out, so the memory-store's span is this span's child.
+      await context.with(trace.setSpan(context.active(), span), () => inner.upsert(records));
       count(metrics, records, 'ok');
     } catch (thrown) {
       count(metrics, records, 'failed');

@@ -5,8 +5,8 @@
  * serving, a closed connection — and every retryable error response rejects with
  * `LongTermUnavailable`; a non-retryable response rejects with `LongTermRequestRefused`.
  */
-import { NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
-import { decodeLongTermRecord, ensureError, LongTermUnavailable, type LongTermRecord, type LongTermScope, type LongTermStore, type SearchOptions } from '#core';
+import { headers as natsHeaders, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { decodeLongTermRecord, ensureError, type HeaderDoc, LongTermUnavailable, type LongTermRecord, type LongTermScope, type LongTermStore, type SearchOptions } from '#core';
 import type { Topology } from '#routing';
 import { LongTermRequestRefused } from '../errors.js';
 import { rowFromRecord } from '../long-term-row.js';
@@ -19,6 +19,12 @@ import type { UpsertVerdict } from '../upsert-verdict.js';
 export interface NatsLongTermStoreOptions {
   /** How long one request may wait for its reply (default 7 500 ms: above the service's 5 s deadline). */
   readonly timeoutMs?: number;
+  /**
+   * Headers to send with each request, read at request time: the activator passes the active
+   * trace context (`traceparent`), so the memory-store's span joins the activation's trace.
+   * Nothing here changes what a request does; a retried request carries the retry's context.
+   */
+  readonly requestHeaders?: () => readonly HeaderDoc[];
   /**
    * The largest request body; larger upsert batches are split into several requests, each
    * applied atomically. Default: the server's `max_payload` less 4 KiB of headroom.
@@ -48,6 +54,7 @@ export const DEFAULT_LONG_TERM_TIMEOUT_MS = 7_500;
 export class NatsLongTermStore implements LongTermStore {
   private readonly timeoutMs: number;
   private readonly maxRequestBytes: number | undefined;
+  private readonly requestHeaders: (() => readonly HeaderDoc[]) | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -56,6 +63,7 @@ export class NatsLongTermStore implements LongTermStore {
   ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_LONG_TERM_TIMEOUT_MS;
     this.maxRequestBytes = options.maxRequestBytes;
+    this.requestHeaders = options.requestHeaders;
   }
 
   async load(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord | undefined> {
@@ -117,7 +125,10 @@ export class NatsLongTermStore implements LongTermStore {
     const subject = this.subjects.memory(op);
     let reply;
     try {
-      reply = await this.nc.request(subject, encodeMemoryRequest(request), { timeout: this.timeoutMs });
+      const extra = this.requestHeaders?.() ?? [];
+      const h = extra.length === 0 ? undefined : natsHeaders();
+      for (const { name, value } of extra) h?.set(name, value);
+      reply = await this.nc.request(subject, encodeMemoryRequest(request), { timeout: this.timeoutMs, ...(h === undefined ? {} : { headers: h }) });
     } catch (thrown) {
       throw new LongTermUnavailable(`long-term ${op}: ${describeRequestFailure(thrown, subject, this.timeoutMs)}`, { cause: thrown });
     }
