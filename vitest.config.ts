@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'examples/**/*.spec.ts', 'scripts/**/*.spec.ts'],
+          include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'examples/**/*.spec.ts', 'scripts/**/*.spec.ts', 'bench/**/*.spec.ts'],
           sequence: { groupOrder: 0 },
           testTimeout: 20_000,
         },

@@ -49,8 +49,16 @@ export interface BenchOptions {
   readonly serviceEnv: Readonly<Record<string, string>>;
   /** Baseline clients connect with `noAsyncTraces` (the runtime's do not): an experiment knob. */
   readonly baselineNoAsyncTraces: boolean;
+  /** Activator counts of the activators dimension (no-op throughput with 1, 2, 3 activators); empty: not measured. */
+  readonly activators: readonly number[];
+  /** Live-key counts of the live-keys dimension, ascending; empty: not measured. */
+  readonly liveKeys: readonly number[];
+  /** Bare KV updates per live-keys row (the store alone, from the load generator). */
+  readonly bareKvUpdates: number;
+  /** Bare KV updates in flight. */
+  readonly bareKvInFlight: number;
   /** The runtime configuration defaults the services run with. */
-  readonly runtimeDefaults: Pick<RuntimeConfig, 'activator' | 'ingress' | 'streams'>;
+  readonly runtimeDefaults: Pick<RuntimeConfig, 'activator' | 'ingress' | 'streams' | 'effector'>;
 }
 
 function positiveInt(value: string): number {
@@ -72,10 +80,19 @@ function nonNegativeNumber(value: string): number {
 }
 
 function phaseList(value: string): PhaseName[] {
+  if (value.trim() === 'none') return [];
   const names = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   for (const name of names) if (!(PHASE_NAMES as readonly string[]).includes(name)) throw new InvalidArgumentError(`unknown phase '${name}' (${PHASE_NAMES.join(', ')})`);
-  if (names.length === 0) throw new InvalidArgumentError('name at least one phase');
+  if (names.length === 0) throw new InvalidArgumentError("name at least one phase, or 'none'");
   return names as PhaseName[];
+}
+
+/** `1,2,3` → [1, 2, 3] (ascending, distinct); `none` → []. */
+export function countList(value: string): number[] {
+  if (value.trim() === 'none') return [];
+  const counts = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map((s) => positiveInt(s.replace(/_/g, '')));
+  if (counts.length === 0) throw new InvalidArgumentError("name at least one count, or 'none'");
+  return [...new Set(counts)].sort((a, b) => a - b);
 }
 
 function envAssignment(value: string, previous: Record<string, string>): Record<string, string> {
@@ -113,7 +130,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--overhead-events-per-key <n>', 'sequential events per key in the overhead phase', 'BENCH_OVERHEAD_EVENTS_PER_KEY', 24))
     .addOption(numeric('--overhead-warmup-per-key <n>', 'unmeasured sequential events per key before it', 'BENCH_OVERHEAD_WARMUP_PER_KEY', 4, nonNegativeInt))
     .addOption(numeric('--unloaded-events <n>', 'sequential events of the unloaded no-op phase (one key, one in flight)', 'BENCH_UNLOADED_EVENTS', 1_000))
-    .addOption(new Option('--phases <list>', `phases to run (${PHASE_NAMES.join(', ')})`).env('BENCH_PHASES').argParser(phaseList).default([...PHASE_NAMES]))
+    .addOption(new Option('--phases <list>', `main phases to run (${PHASE_NAMES.join(', ')}), or 'none' (only the dimensions)`).env('BENCH_PHASES').argParser(phaseList).default([...PHASE_NAMES]))
     .addOption(numeric('--partitions <n>', 'runtime inbox partitions (AGENTS_PARTITIONS)', 'BENCH_PARTITIONS', defaults.partitions))
     .addOption(numeric('--baseline-partitions <n>', 'baseline inbox partitions (1 = one unfiltered consumer)', 'BENCH_BASELINE_PARTITIONS', 1))
     .addOption(new Option('--systems <list>', 'systems to run, in order').env('BENCH_SYSTEMS').argParser(systemList).default(['runtime', 'baseline'] satisfies SystemName[]))
@@ -122,6 +139,10 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(new Option('--results-dir <dir>', 'where results are written').env('BENCH_RESULTS_DIR').default(defaultResultsDir))
     .addOption(new Option('--node-flags <flags>', 'extra node flags for services and baseline processes, space-separated').env('BENCH_NODE_FLAGS').default(''))
     .addOption(new Option('--service-env <NAME=VALUE>', 'extra environment for the runtime services (repeatable)').argParser(envAssignment).default({}))
+    .addOption(new Option('--activators <list>', "activator counts of the activators dimension (no-op throughput), or 'none'").env('BENCH_ACTIVATORS').argParser(countList).default([1, 2, 3]))
+    .addOption(new Option('--live-keys <list>', "live-key counts of the live-keys dimension (ascending; keys stay live), or 'none'").env('BENCH_LIVE_KEYS').argParser(countList).default([1_000, 100_000]))
+    .addOption(numeric('--bare-kv-updates <n>', 'bare KV updates per live-keys row', 'BENCH_BARE_KV_UPDATES', 20_000))
+    .addOption(numeric('--bare-kv-in-flight <n>', 'bare KV updates in flight', 'BENCH_BARE_KV_IN_FLIGHT', 64))
     .addOption(new Option('--baseline-no-async-traces', 'baseline clients connect with noAsyncTraces (experiment; the runtime does not)').env('BENCH_BASELINE_NO_ASYNC_TRACES').default(false))
     .showHelpAfterError()
     .parse([...argv]);
@@ -145,6 +166,10 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     nodeFlags: string;
     serviceEnv: Record<string, string>;
     baselineNoAsyncTraces: boolean;
+    activators: number[];
+    liveKeys: number[];
+    bareKvUpdates: number;
+    bareKvInFlight: number;
   }>();
   return {
     events: o.events,
@@ -166,6 +191,10 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     nodeFlags: o.nodeFlags.split(' ').filter((f) => f.length > 0),
     serviceEnv: o.serviceEnv,
     baselineNoAsyncTraces: o.baselineNoAsyncTraces,
-    runtimeDefaults: { activator: defaults.activator, ingress: defaults.ingress, streams: defaults.streams },
+    activators: o.activators,
+    liveKeys: o.liveKeys,
+    bareKvUpdates: o.bareKvUpdates,
+    bareKvInFlight: o.bareKvInFlight,
+    runtimeDefaults: { activator: defaults.activator, ingress: defaults.ingress, streams: defaults.streams, effector: defaults.effector },
   };
 }

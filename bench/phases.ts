@@ -5,7 +5,7 @@
  */
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { MODEL_AGENT, NOOP_AGENT } from './agents/bench-agents.js';
+import { MODEL_AGENT, NOOP_AGENT, TOOL_AGENT } from './agents/bench-agents.js';
 import type { BenchOptions } from './bench-options.js';
 import { startCpuMeter, type CpuParticipant } from './infra/process-cpu.js';
 import { storedBetween, streamLastSeqs } from './infra/stream-writes.js';
@@ -17,15 +17,19 @@ import type { SystemUnderTest } from './system-under-test.js';
 /** One phase's plan. */
 export interface PhasePlan {
   readonly phase: PhaseName;
+  /** Distinguishes runs of the same phase in one benchmark (e.g. `a2`, `lk100000`); part of the correlation tag. */
+  readonly variant?: string;
   readonly agent: string;
   readonly keys: readonly string[];
+  /** Keys of the warm-up when not `keys`. */
+  readonly warmupKeys?: readonly string[];
   readonly warmup: LoadShape;
   readonly measured: LoadShape;
   readonly modelLatencyMs: number;
 }
 
 /** Key tokens `<prefix>-00000`…; subject-safe, so the token is the key. */
-function keyTokens(prefix: string, count: number): string[] {
+export function keyTokens(prefix: string, count: number): string[] {
   const width = String(Math.max(0, count - 1)).length;
   return Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(width, '0')}`);
 }
@@ -38,6 +42,10 @@ function keyTokens(prefix: string, count: number): string[] {
  * - `model-throughput`: as `noop-throughput` with one model call of fixed latency per activation.
  * - `model-low-concurrency`: model agent, a modest number of keys, one event in flight per key:
  *   overhead = latency − model latency, with little queueing.
+ * - `roundtrip-low-concurrency`: round-trip agent (intent → effector → result → resume), the
+ *   overhead phase's keys and events: the latency of the whole loop with little queueing.
+ * - `roundtrip-throughput`: round-trip agent, K keys, one event in flight per key (so no event
+ *   ever waits behind a suspension), N / K events per key: round trips per second at saturation.
  */
 export function planPhases(options: BenchOptions): PhasePlan[] {
   const throughputKeys = keyTokens('tp', options.keys);
@@ -70,8 +78,49 @@ export function planPhases(options: BenchOptions): PhasePlan[] {
       measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey },
       modelLatencyMs: options.modelLatencyMs,
     },
+    {
+      phase: 'roundtrip-low-concurrency',
+      agent: TOOL_AGENT,
+      keys: keyTokens('rl', options.overheadKeys),
+      warmup: { kind: 'per-key', eventsPerKey: options.overheadWarmupPerKey },
+      measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey },
+      modelLatencyMs: 0,
+    },
+    {
+      phase: 'roundtrip-throughput',
+      agent: TOOL_AGENT,
+      keys: keyTokens('rt', options.keys),
+      warmup: { kind: 'per-key', eventsPerKey: Math.max(1, Math.round(options.warmupEvents / options.keys)) },
+      measured: { kind: 'per-key', eventsPerKey: Math.max(1, Math.ceil(options.events / options.keys)) },
+      modelLatencyMs: 0,
+    },
   ];
   return plans.filter((plan) => options.phases.includes(plan.phase));
+}
+
+/** True when a plan needs the effector (runtime) or the baseline's effector role. */
+export function needsEffector(plans: readonly PhasePlan[]): boolean {
+  return plans.some((plan) => plan.agent === TOOL_AGENT);
+}
+
+/**
+ * The no-op throughput phase over `liveKeys` keys that all have state: N events on `keys` (live
+ * keys spread evenly over all of them, one event each when N ≤ live keys), event i on key
+ * i mod `keys`, the usual window in flight. Its warm-up uses other keys (`lw-…`), so the measured
+ * events find their keys in the store, not in a service's cache: every measured event is then
+ * its key's first since the services started.
+ */
+export function planLiveKeysPhase(options: BenchOptions, liveKeys: number, keys: readonly string[]): PhasePlan {
+  return {
+    phase: 'noop-throughput',
+    variant: `lk${liveKeys}`,
+    agent: NOOP_AGENT,
+    keys,
+    warmupKeys: keyTokens('lw', options.keys),
+    warmup: { kind: 'window', events: options.warmupEvents, window: options.window },
+    measured: { kind: 'window', events: options.events, window: options.window },
+    modelLatencyMs: 0,
+  };
 }
 
 /** Everything a phase run needs besides its plan. */
@@ -94,11 +143,12 @@ function eventCount(shape: LoadShape, keys: number): number {
 /** Runs one phase (warm-up, then measured) and summarizes it. */
 export async function runPhase(context: PhaseContext, plan: PhasePlan): Promise<PhaseResult> {
   const { system } = context;
-  const tag = `${system.name}-${plan.phase}`;
-  const warmupEvents = eventCount(plan.warmup, plan.keys.length);
+  const tag = `${system.name}-${plan.variant === undefined ? '' : `${plan.variant}-`}${plan.phase}`;
+  const warmupKeys = plan.warmupKeys ?? plan.keys;
+  const warmupEvents = eventCount(plan.warmup, warmupKeys.length);
   if (warmupEvents > 0) {
     context.log(`${tag}: warm-up, ${warmupEvents} events`);
-    await runLoad(context.nc, context.js, system, { run: `${tag}-warmup`, agent: plan.agent, keys: plan.keys, shape: plan.warmup, stallTimeoutMs: context.stallTimeoutMs });
+    await runLoad(context.nc, context.js, system, { run: `${tag}-warmup`, agent: plan.agent, keys: warmupKeys, shape: plan.warmup, stallTimeoutMs: context.stallTimeoutMs });
   }
   const participants = [...system.processes, ...context.sharedParticipants];
   context.log(`${tag}: measuring, ${eventCount(plan.measured, plan.keys.length)} events`);

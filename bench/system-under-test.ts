@@ -24,6 +24,8 @@ export interface SystemUnderTest {
   readonly errorFilter: string | undefined;
   /** The system's processes (for CPU accounting). */
   readonly processes: readonly CpuParticipant[];
+  /** Runtime only: how long its activators took to own the partitions as assigned, and how many each owns. */
+  readonly ownership?: { readonly settledMs: number; readonly partitionsByMember: Readonly<Record<string, number>> };
   /** Rejects as soon as one of the system's processes exits on its own. */
   readonly failure: Promise<never>;
   /** The last lines each process printed (for failure messages). */

@@ -14,5 +14,5 @@ export const BaselineEnv = {
   noAsyncTraces: 'BENCH_BASELINE_NO_ASYNC_TRACES',
 } as const;
 
-/** The two baseline roles, one process each. */
-export type BaselineRole = 'forwarder' | 'worker';
+/** The baseline roles, one process each (the effector only for the round-trip phases). */
+export type BaselineRole = 'forwarder' | 'worker' | 'effector';

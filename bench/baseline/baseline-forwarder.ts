@@ -1,6 +1,6 @@
 /**
- * The baseline's ingress hop: pull-consume the ingest-like stream and republish each message to
- * its key's inbox-like subject with a message id derived from the ingest sequence (so a
+ * The baseline's ingress hop: pull-consume the ingest-like stream (events, and tool results for
+ * the round trip) and republish each message to its key's inbox-like subject with a message id derived from the ingest sequence (so a
  * redelivery would be deduplicated), then ack. No validation, no envelope, no per-key queue:
  * publishes on one connection are stored in the order they are sent, which keeps each key's
  * order without one.
@@ -29,13 +29,13 @@ export async function startForwarder(jsm: JetStreamManager, js: JetStreamClient,
   });
   void (async () => {
     for await (const msg of messages) {
-      // bench.events.<agent>.<key>
-      const [, , agent, key] = msg.subject.split('.');
-      if (agent === undefined || key === undefined) {
-        options.onFatal(new Error(`not a baseline event subject: ${msg.subject}`));
+      // bench.<events|results>.<agent>.<key>
+      const [, lane, agent, key] = msg.subject.split('.');
+      if ((lane !== 'events' && lane !== 'results') || agent === undefined || key === undefined) {
+        options.onFatal(new Error(`not a baseline event or result subject: ${msg.subject}`));
         return;
       }
-      const subject = baselineInboxSubject(baselinePartitionOf(key, options.partitions), agent, key);
+      const subject = baselineInboxSubject(baselinePartitionOf(key, options.partitions), agent, key, lane);
       js.publish(subject, msg.data, { msgID: `ingest:${msg.seq}` }).then(
         () => msg.ack(),
         (error: unknown) => options.onFatal(new Error(`forwarding ingest ${msg.seq} failed: ${(error as Error).message}`)),

@@ -1,6 +1,6 @@
 /**
- * Entry point of one baseline process: `node dist/bench/baseline/baseline-main.js forwarder|worker`.
- * Each role runs in its own process with its own connection, as ingress and the activator do,
+ * Entry point of one baseline process: `node dist/bench/baseline/baseline-main.js forwarder|worker|effector`.
+ * Each role runs in its own process with its own connection, as ingress, the activator and the effector do,
  * so the baseline competes for the same two cores the same way. Configured by environment
  * (see {@link BaselineEnv}); prints `baseline <role> ready` once consuming; SIGTERM drains and
  * exits; any failure exits with status 1.
@@ -9,6 +9,7 @@ import { jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jet
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { BaselineEnv } from './baseline-env.js';
+import { startEffector } from './baseline-effector.js';
 import { startForwarder } from './baseline-forwarder.js';
 import { BaselineNames } from './baseline-topology.js';
 import { startWorker } from './baseline-worker.js';
@@ -21,7 +22,7 @@ function numberFromEnv(name: string): number {
 
 async function main(): Promise<void> {
   const role = process.argv[2];
-  if (role !== 'forwarder' && role !== 'worker') throw new Error(`usage: baseline-main.js forwarder|worker (got '${role}')`);
+  if (role !== 'forwarder' && role !== 'worker' && role !== 'effector') throw new Error(`usage: baseline-main.js forwarder|worker|effector (got '${role}')`);
   const url = process.env[BaselineEnv.natsUrl];
   if (url === undefined) throw new Error(`${BaselineEnv.natsUrl} is required`);
   // The runtime's services connect with the client's defaults (async traces on); so does the baseline unless told otherwise.
@@ -37,6 +38,9 @@ async function main(): Promise<void> {
   let streams: ConsumerMessages[];
   if (role === 'forwarder') {
     streams = [await startForwarder(jsm, js, { partitions, maxAckPending, onFatal: fatal })];
+  } else if (role === 'effector') {
+    const effects = await new Kvm(js).open(BaselineNames.effectsBucket, { bindOnly: true });
+    streams = [await startEffector(jsm, js, effects, { maxAckPending, onFatal: fatal })];
   } else {
     const kv = await new Kvm(js).open(BaselineNames.stateBucket, { bindOnly: true });
     streams = await startWorker(jsm, js, kv, {

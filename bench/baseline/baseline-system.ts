@@ -1,6 +1,7 @@
 /**
- * The bare-JetStream baseline as the benchmark drives it: its streams and bucket provisioned on
- * the same server, then a forwarder process and a worker process (see `baseline-main.ts`).
+ * The bare-JetStream baseline as the benchmark drives it: its streams and buckets provisioned on
+ * the same server (idempotently: a restart finds them), then a worker process, an effector
+ * process for the round-trip phases, and a forwarder process (see `baseline-main.ts`).
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -21,6 +22,12 @@ export interface BaselineSystemOptions {
   readonly forwarderMaxAckPending: number;
   /** max_ack_pending of each worker consumer. */
   readonly workerMaxAckPending: number;
+  /** Start the effector role (round-trip phases). */
+  readonly effector: boolean;
+  /** max_ack_pending of the effector's consumer (the runtime's `effector.maxInFlight`). */
+  readonly effectorMaxAckPending: number;
+  /** TTL of the effects bucket (the runtime's `effector.resultTtlMs`). */
+  readonly effectsTtlMs: number;
   readonly modelLatencyMs: number;
   /** Stream settings copied from the runtime's configuration defaults. */
   readonly duplicateWindowMs: number;
@@ -32,7 +39,7 @@ export interface BaselineSystemOptions {
 
 /** Provisions the baseline and starts its two processes. */
 export async function startBaselineSystem(nc: NatsConnection, options: BaselineSystemOptions): Promise<SystemUnderTest> {
-  await provisionBaseline(nc, await jetstreamManager(nc), { duplicateWindowMs: options.duplicateWindowMs, maxAgeMs: options.maxAgeMs });
+  await provisionBaseline(nc, await jetstreamManager(nc), { duplicateWindowMs: options.duplicateWindowMs, maxAgeMs: options.maxAgeMs, effectsTtlMs: options.effectsTtlMs });
   const started: NodeProcess[] = [];
   const start = async (role: BaselineRole, maxAckPending: number): Promise<void> => {
     started.push(
@@ -55,6 +62,7 @@ export async function startBaselineSystem(nc: NatsConnection, options: BaselineS
   };
   try {
     await start('worker', options.workerMaxAckPending);
+    if (options.effector) await start('effector', options.effectorMaxAckPending);
     await start('forwarder', options.forwarderMaxAckPending);
   } catch (error) {
     await Promise.all(started.map((p) => p.stop()));
@@ -74,7 +82,7 @@ export async function startBaselineSystem(nc: NatsConnection, options: BaselineS
     describe: () => started.map((p) => `--- ${p.name} (last lines) ---\n${p.tail().slice(-20).join('\n')}`).join('\n'),
     stop: async () => {
       exits.disarm();
-      for (const name of ['baseline-forwarder', 'baseline-worker']) await started.find((p) => p.name === name)?.stop();
+      for (const name of ['baseline-forwarder', 'baseline-worker', 'baseline-effector']) await started.find((p) => p.name === name)?.stop();
     },
   };
 }

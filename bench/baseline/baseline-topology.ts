@@ -1,7 +1,7 @@
 /**
- * Names and provisioning of the bare-JetStream baseline: an ingest-like stream, an inbox-like
- * stream (optionally split into partitions by subject), an output stream and a KV bucket for
- * per-key state, created with the same stream settings the runtime provisions (file storage,
+ * Names and provisioning of the bare-JetStream baseline: an ingest-like stream (events and tool
+ * results), an inbox-like stream (optionally split into partitions by subject), an output stream,
+ * an intents stream, a KV bucket for per-key state and one for the effector's claims, created with the same stream settings the runtime provisions (file storage,
  * limits retention, the same duplicate window and max age) so the server does the same work per
  * message. Only `@nats-io/*` is used: nothing of the runtime is involved.
  */
@@ -18,19 +18,35 @@ export const BaselineNames = {
   ingestStream: 'BENCH_INGEST',
   inboxStream: 'BENCH_INBOX',
   outputStream: 'BENCH_OUTPUT',
+  intentsStream: 'BENCH_INTENTS',
   stateBucket: 'BENCH_STATE',
+  effectsBucket: 'BENCH_EFFECTS',
   forwarderConsumer: 'bench-forwarder',
+  effectorConsumer: 'bench-effector',
   workerConsumer: (partition: number) => `bench-worker-p${partition}`,
 } as const;
+
+/** What enters the ingest stream: events from the load generator, tool results from the effector. */
+export type BaselineLane = 'events' | 'results';
 
 /** `bench.events.<agent>.<key>`: where the load generator publishes. */
 export function baselineEventSubject(agent: string, key: string): string {
   return `${BASELINE_PREFIX}.events.${agent}.${key}`;
 }
 
-/** `bench.inbox.<partition>.<agent>.<key>`: where the forwarder republishes. */
-export function baselineInboxSubject(partition: number, agent: string, key: string): string {
-  return `${BASELINE_PREFIX}.inbox.${partition}.${agent}.${key}`;
+/** `bench.results.<agent>.<key>`: where the baseline effector publishes a tool result. */
+export function baselineResultSubject(agent: string, key: string): string {
+  return `${BASELINE_PREFIX}.results.${agent}.${key}`;
+}
+
+/** `bench.intents.<agent>.<tool>`: where the worker publishes a tool intent. */
+export function baselineIntentSubject(agent: string, tool: string): string {
+  return `${BASELINE_PREFIX}.intents.${agent}.${tool}`;
+}
+
+/** `bench.inbox.<partition>.<agent>.<key>.<lane>`: where the forwarder republishes. */
+export function baselineInboxSubject(partition: number, agent: string, key: string, lane: BaselineLane): string {
+  return `${BASELINE_PREFIX}.inbox.${partition}.${agent}.${key}.${lane}`;
 }
 
 /** The filter of one inbox partition's consumer; `undefined` (the whole stream) when there is one partition. */
@@ -57,6 +73,8 @@ export function baselinePartitionOf(key: string, partitions: number): number {
 export interface BaselineStreamSettings {
   readonly duplicateWindowMs: number;
   readonly maxAgeMs: number;
+  /** TTL of the effects bucket (the runtime's `effector.resultTtlMs`). */
+  readonly effectsTtlMs: number;
 }
 
 /** Creates the baseline's streams and KV bucket on a fresh server. */
@@ -69,8 +87,10 @@ export async function provisionBaseline(nc: NatsConnection, jsm: JetStreamManage
     duplicate_window: nanos(settings.duplicateWindowMs),
     max_age: nanos(settings.maxAgeMs),
   } satisfies Partial<StreamConfig>;
-  await jsm.streams.add({ ...common, name: BaselineNames.ingestStream, subjects: [`${BASELINE_PREFIX}.events.>`] });
+  await jsm.streams.add({ ...common, name: BaselineNames.ingestStream, subjects: [`${BASELINE_PREFIX}.events.>`, `${BASELINE_PREFIX}.results.>`] });
   await jsm.streams.add({ ...common, name: BaselineNames.inboxStream, subjects: [`${BASELINE_PREFIX}.inbox.>`] });
   await jsm.streams.add({ ...common, name: BaselineNames.outputStream, subjects: [`${BASELINE_PREFIX}.output.>`] });
+  await jsm.streams.add({ ...common, name: BaselineNames.intentsStream, subjects: [`${BASELINE_PREFIX}.intents.>`] });
   await new Kvm(nc).create(BaselineNames.stateBucket, { history: 1, storage: StorageType.File, replicas: 1 });
+  await new Kvm(nc).create(BaselineNames.effectsBucket, { history: 1, storage: StorageType.File, replicas: 1, ttl: settings.effectsTtlMs });
 }

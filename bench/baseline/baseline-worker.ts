@@ -2,16 +2,20 @@
  * The baseline's activation, reduced to its broker operations: pull-consume the inbox-like
  * stream, and per message — one at a time per key, many keys at once — optionally wait the
  * simulated model latency (a timer, like the FakeLlm's), write a ~512-byte value to the key with
- * `kv.update` against the cached revision (`kv.create` the first time), publish the output (the
- * event bytes) with a message id, and ack. No decoding, no state document, no replay cache,
- * no staging.
+ * `kv.update` against the cached revision, publish the output (the event bytes) with a message
+ * id, and ack. A key not seen since the process started is read first (`kv.get`), as the runtime
+ * reads a key it has not cached, and created when absent. For the round-trip agent an event
+ * instead writes the state, publishes one intent (with a message id) and acks; the tool result
+ * that comes back through the forwarder writes the state again, publishes the output and acks.
+ * No decoding, no state document, no replay cache, no staging, no timers.
  */
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MODEL_AGENT } from '../agents/bench-agents.js';
+import { MODEL_AGENT, NOOP_TOOL, TOOL_AGENT } from '../agents/bench-agents.js';
 import { openBaselineConsumer } from './baseline-consumer.js';
-import { baselineInboxFilter, BaselineNames, baselineOutputSubject, baselineStateKey } from './baseline-topology.js';
+import { decodeBaselineResult, encodeBaselineIntent } from './baseline-messages.js';
+import { baselineInboxFilter, baselineIntentSubject, BaselineNames, baselineOutputSubject, baselineStateKey } from './baseline-topology.js';
 
 /** Size of the value written per activation. */
 export const BASELINE_VALUE_BYTES = 512;
@@ -27,9 +31,12 @@ export interface WorkerOptions {
   readonly onFatal: (error: Error) => void;
 }
 
-/** One key's serial lane: its cached KV revision and the tail of its work queue. */
+/** One key's serial lane: its cached KV revision, its open suspension and the tail of its work queue. */
 interface KeyLane {
-  revision: number | undefined;
+  /** `undefined`: not read yet; `null`: the key has no value. */
+  revision: number | null | undefined;
+  /** The round-trip agent's suspension: the intent it waits for and the event to output then. */
+  pending: { readonly intentId: string; readonly event: Uint8Array } | undefined;
   tail: Promise<void>;
 }
 
@@ -37,32 +44,59 @@ interface KeyLane {
 export async function startWorker(jsm: JetStreamManager, js: JetStreamClient, kv: KV, options: WorkerOptions): Promise<ConsumerMessages[]> {
   const lanes = new Map<string, KeyLane>();
 
-  const activate = async (msg: JsMsg, agent: string, key: string, lane: KeyLane): Promise<void> => {
-    if (agent === MODEL_AGENT && options.modelLatencyMs > 0) await sleep(options.modelLatencyMs);
+  const writeState = async (stateKey: string, data: Uint8Array, lane: KeyLane): Promise<void> => {
+    if (lane.revision === undefined) {
+      const entry = await kv.get(stateKey);
+      lane.revision = entry === null || entry.operation !== 'PUT' ? null : entry.revision;
+    }
     const value = new Uint8Array(BASELINE_VALUE_BYTES);
-    value.set(msg.data.subarray(0, BASELINE_VALUE_BYTES));
+    value.set(data.subarray(0, BASELINE_VALUE_BYTES));
+    lane.revision = lane.revision === null ? await kv.create(stateKey, value) : await kv.update(stateKey, value, lane.revision);
+  };
+
+  const activate = async (msg: JsMsg, agent: string, key: string, kind: string, lane: KeyLane): Promise<void> => {
     const stateKey = baselineStateKey(agent, key);
-    lane.revision = lane.revision === undefined ? await kv.create(stateKey, value) : await kv.update(stateKey, value, lane.revision);
+    if (agent === TOOL_AGENT) {
+      if (kind === 'events') {
+        if (lane.pending !== undefined) throw new Error(`an event arrived while ${stateKey} waits for ${lane.pending.intentId} (the baseline does not defer)`);
+        const intentId = `${stateKey}.${msg.seq}`;
+        await writeState(stateKey, msg.data, lane);
+        lane.pending = { intentId, event: msg.data };
+        await js.publish(baselineIntentSubject(agent, NOOP_TOOL), encodeBaselineIntent({ intentId, agent, key, tool: NOOP_TOOL }), { msgID: `intent:${intentId}` });
+        msg.ack();
+        return;
+      }
+      const result = decodeBaselineResult(msg.data);
+      if (lane.pending === undefined || result.intentId !== lane.pending.intentId) throw new Error(`result for ${result.intentId} while ${stateKey} waits for ${lane.pending?.intentId ?? 'nothing'}`);
+      const event = lane.pending.event;
+      await writeState(stateKey, result.value, lane);
+      lane.pending = undefined;
+      await js.publish(baselineOutputSubject(agent, key), event, { msgID: `output:${stateKey}:${msg.seq}` });
+      msg.ack();
+      return;
+    }
+    if (agent === MODEL_AGENT && options.modelLatencyMs > 0) await sleep(options.modelLatencyMs);
+    await writeState(stateKey, msg.data, lane);
     await js.publish(baselineOutputSubject(agent, key), msg.data, { msgID: `output:${stateKey}:${msg.seq}` });
     msg.ack();
   };
 
   const dispatch = (msg: JsMsg): void => {
-    // bench.inbox.<p>.<agent>.<key>
-    const [, , , agent, key] = msg.subject.split('.');
-    if (agent === undefined || key === undefined) {
+    // bench.inbox.<p>.<agent>.<key>.<lane>
+    const [, , , agent, key, kind] = msg.subject.split('.');
+    if (agent === undefined || key === undefined || kind === undefined) {
       options.onFatal(new Error(`not a baseline inbox subject: ${msg.subject}`));
       return;
     }
     const laneKey = `${agent}.${key}`;
     let lane = lanes.get(laneKey);
     if (lane === undefined) {
-      lane = { revision: undefined, tail: Promise.resolve() };
+      lane = { revision: undefined, pending: undefined, tail: Promise.resolve() };
       lanes.set(laneKey, lane);
     }
     const own = lane;
     own.tail = own.tail
-      .then(() => activate(msg, agent, key, own))
+      .then(() => activate(msg, agent, key, kind, own))
       .catch((error: unknown) => options.onFatal(new Error(`inbox ${msg.seq} (${laneKey}) failed: ${(error as Error).message}`)));
   };
 

@@ -42,6 +42,8 @@ export interface NodeProcess {
   readonly exited: Promise<number | string>;
   /** The last lines it printed (stdout and stderr). */
   tail(): readonly string[];
+  /** Calls `listener` with every line printed from now on; returns the function that stops it. */
+  onLine(listener: (line: string) => void): () => void;
   /** SIGTERM and wait for exit (SIGKILL after 15 s); resolves with the exit code or signal. */
   stop(): Promise<number | string>;
 }
@@ -62,6 +64,7 @@ export async function startNodeProcess(spec: NodeProcessSpec): Promise<NodeProce
   const lines: string[] = [];
   let partial = '';
   let onReady: (() => void) | undefined;
+  const listeners = new Set<(line: string) => void>();
   const onChunk = (chunk: Buffer): void => {
     const parts = (partial + chunk.toString('utf8')).split('\n');
     partial = parts.pop() ?? '';
@@ -70,6 +73,7 @@ export async function startNodeProcess(spec: NodeProcessSpec): Promise<NodeProce
       lines.push(line);
       if (lines.length > TAIL_LINES) lines.shift();
       if (onReady !== undefined && spec.ready.test(line)) onReady();
+      for (const listener of listeners) listener(line);
     }
   };
   child.stdout?.on('data', onChunk);
@@ -101,6 +105,10 @@ export async function startNodeProcess(spec: NodeProcessSpec): Promise<NodeProce
     pid,
     exited,
     tail: () => [...lines],
+    onLine: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

@@ -9,13 +9,16 @@ import type { LatencySummary, ThroughputSummary } from '../stats/summaries.js';
 import type { SystemName } from '../system-under-test.js';
 
 /** Version tag of the results format. */
-export const RESULT_FORMAT = 'nats-agents-bench/1';
+export const RESULT_FORMAT = 'nats-agents-bench/2';
 
 /** The phases each system runs, in order. */
-export const PHASE_NAMES = ['noop-throughput', 'noop-unloaded', 'model-throughput', 'model-low-concurrency'] as const;
+export const PHASE_NAMES = ['noop-throughput', 'noop-unloaded', 'model-throughput', 'model-low-concurrency', 'roundtrip-low-concurrency', 'roundtrip-throughput'] as const;
 
 /** One of {@link PHASE_NAMES}. */
 export type PhaseName = (typeof PHASE_NAMES)[number];
+
+/** The phases that measure throughput (the others measure latency with little queueing). */
+export const THROUGHPUT_PHASES: readonly PhaseName[] = ['noop-throughput', 'model-throughput', 'roundtrip-throughput'];
 
 /** What one measured phase observed. */
 export interface PhaseResult {
@@ -67,6 +70,28 @@ export interface Comparison {
   readonly latencyDeltaMs: Partial<Record<PhaseName, { readonly p50: number; readonly p99: number }>>;
 }
 
+/** The no-op throughput phase with one runtime of `activators` activator processes. */
+export interface ActivatorsRow {
+  readonly activators: number;
+  /** From the first activator's start until every activator consumed its rendezvous share. */
+  readonly ownershipSettledMs: number;
+  /** Partitions each activator consumed during the measurement. */
+  readonly partitionsByMember: Readonly<Record<string, number>>;
+  readonly phase: PhaseResult;
+}
+
+/** The no-op throughput phase over `liveKeys` keys that all have state, for both systems, and the bare store alone. */
+export interface LiveKeysRow {
+  readonly liveKeys: number;
+  /** Keys written by the pre-population of this row (earlier rows' keys stay live), and how long it took. */
+  readonly prepopulated: number;
+  readonly prepopulateMs: number;
+  /** Bare `kv.update` at cached revisions of random live keys, `inFlight` at a time, from the load generator (no streams, no services). */
+  readonly bareKv: { readonly updates: number; readonly inFlight: number; readonly perSecond: number };
+  readonly runtime: PhaseResult | undefined;
+  readonly baseline: PhaseResult | undefined;
+}
+
 /** A whole run. */
 export interface BenchResult {
   readonly format: typeof RESULT_FORMAT;
@@ -76,4 +101,8 @@ export interface BenchResult {
   readonly options: BenchOptions;
   readonly systems: readonly SystemResult[];
   readonly comparison: Comparison | undefined;
+  /** The activators dimension (`--activators`), when measured. */
+  readonly activators: readonly ActivatorsRow[];
+  /** The live-keys dimension (`--live-keys`), when measured. */
+  readonly liveKeys: readonly LiveKeysRow[];
 }

@@ -1,9 +1,9 @@
 /**
  * The runtime-versus-baseline figures: steady throughput ratios of the throughput phases, and
- * the runtime's extra latency (no-op, unloaded) or overhead (model, low concurrency), percentile
- * by percentile.
+ * the runtime's extra latency (no-op unloaded, round trip at low concurrency) or overhead (model,
+ * low concurrency), percentile by percentile.
  */
-import type { Comparison, PhaseName, SystemResult } from './bench-result.js';
+import { THROUGHPUT_PHASES, type Comparison, type PhaseName, type SystemResult } from './bench-result.js';
 
 /** Compares `runtime` with `baseline` over the phases both ran. */
 export function compareSystems(runtime: SystemResult, baseline: SystemResult): Comparison {
@@ -12,7 +12,7 @@ export function compareSystems(runtime: SystemResult, baseline: SystemResult): C
   for (const r of runtime.phases) {
     const b = baseline.phases.find((p) => p.phase === r.phase);
     if (b === undefined) continue;
-    if (r.shape.kind === 'window') {
+    if (THROUGHPUT_PHASES.includes(r.phase)) {
       throughputRatio[r.phase] = r.throughput.steadyPerSecond / b.throughput.steadyPerSecond;
     } else {
       const rs = r.overheadMs ?? r.latencyMs;

@@ -18,9 +18,19 @@ export const NOISY_OTHER_CORES = 0.2;
 const CPU_COLUMNS: readonly (readonly [string, readonly string[]])[] = [
   ['nats-server', ['nats-server']],
   ['ingress / forwarder', ['ingress', 'baseline-forwarder']],
-  ['activator / worker', ['activator', 'baseline-worker']],
+  ['activator(s) / worker', ['activator', 'baseline-worker']],
+  ['effector', ['effector', 'baseline-effector']],
   ['load generator', ['load-generator']],
 ];
+
+/** True when process `name` plays `member` (`activator-2` plays `activator`). */
+const plays = (name: string, member: string): boolean => name === member || name.startsWith(`${member}-`);
+
+/** Sum of `values` over the processes playing one of `members`; `undefined` when none is there. */
+function sumOver(values: Readonly<Record<string, number>>, members: readonly string[]): number | undefined {
+  const present = Object.keys(values).filter((name) => members.some((m) => plays(name, m)));
+  return present.length === 0 ? undefined : present.reduce((a, n) => a + (values[n] ?? 0), 0);
+}
 
 const fmt = (value: number | undefined, digits = 1): string => (value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits));
 const int = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? '–' : Math.round(value).toLocaleString('en-US'));
@@ -52,7 +62,15 @@ function conditions(result: BenchResult): string[] {
     ...(o.nodeFlags.length > 0 ? [`node flags ${o.nodeFlags.join(' ')}`] : []),
   ];
   if (experiments.length > 0) lines.push('', `**Experiment settings:** ${experiments.join('; ')}.`);
-  const noisy = result.systems.flatMap((s) => s.phases.filter((p) => (p.otherCores ?? 0) > NOISY_OTHER_CORES).map((p) => `${s.system} ${p.phase} ${fmt(p.otherCores, 2)}`));
+  const measured = [
+    ...result.systems.flatMap((s) => s.phases.map((p) => [`${s.system} ${p.phase}`, p] as const)),
+    ...result.activators.map((r) => [`runtime with ${r.activators} activators`, r.phase] as const),
+    ...result.liveKeys.flatMap((r) => [
+      ...(r.runtime ? [[`runtime ${int(r.liveKeys)} live keys`, r.runtime] as const] : []),
+      ...(r.baseline ? [[`baseline ${int(r.liveKeys)} live keys`, r.baseline] as const] : []),
+    ]),
+  ];
+  const noisy = measured.filter(([, p]) => (p.otherCores ?? 0) > NOISY_OTHER_CORES).map(([label, p]) => `${label} ${fmt(p.otherCores, 2)}`);
   if (noisy.length > 0) {
     lines.push('', `**Noisy run:** other processes used CPU during measurement (cores): ${noisy.join(', ')}. Treat these figures as disturbed; rerun on a quiet machine.`);
   }
@@ -65,7 +83,7 @@ export function renderMarkdown(result: BenchResult): string {
   const out: string[] = [`# nats-agents benchmark, ${result.startedAt}`, '', ...conditions(result), ''];
 
   out.push('## Throughput', '', '| phase | system | steady activations/s | overall /s | latency p50 ms | p90 | p99 | max |', '|---|---|---:|---:|---:|---:|---:|---:|');
-  for (const phase of ['noop-throughput', 'model-throughput'] as const) {
+  for (const phase of ['noop-throughput', 'model-throughput', 'roundtrip-throughput'] as const) {
     for (const system of result.systems) {
       const p = phaseOf(system, phase);
       if (p === undefined) continue;
@@ -79,13 +97,14 @@ export function renderMarkdown(result: BenchResult): string {
   out.push(
     '',
     'Steady = outputs per second between the 10th and 90th percentile of output times. Latency = event published → its output observed, ' +
-      'under that load: with a closed loop it is mostly queueing (≈ in-flight ÷ throughput).',
+      'under that load: with a closed loop it is mostly queueing (≈ in-flight ÷ throughput). roundtrip-throughput counts round trips ' +
+      '(event → intent → effector → result → resume → output), one in flight per key.',
     '',
   );
 
   out.push('## Latency and overhead with little or no queueing', '');
   out.push('| phase | system | samples | latency p50 ms | p99 | overhead p50 ms | p90 | p99 | max |', '|---|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const phase of ['noop-unloaded', 'model-low-concurrency'] as const) {
+  for (const phase of ['noop-unloaded', 'model-low-concurrency', 'roundtrip-low-concurrency'] as const) {
     for (const system of result.systems) {
       const p = phaseOf(system, phase);
       if (p === undefined) continue;
@@ -99,14 +118,17 @@ export function renderMarkdown(result: BenchResult): string {
   }
   out.push(
     '',
-    'Overhead = latency − nominal model latency (no-op: the latency itself). It spans the client publish to the ingest stream, the forwarding hop, ' +
-      'the activation with its state write, the output publish and delivery to the load generator; timer slop of the simulated model call stays in it.',
+    'Overhead = latency − nominal model latency (no-op and round trip: the latency itself). It spans the client publish to the ingest stream, the forwarding hop, ' +
+      'the activation with its state write, the output publish and delivery to the load generator; timer slop of the simulated model call stays in it. ' +
+      'The round trip adds the intent publish, the effector (claim create, no-op tool, result record, result publish), the result back through ingress ' +
+      'and a second activation with its state write.',
     '',
   );
 
   const gated = phaseOf(runtime, 'model-low-concurrency');
   const noopRatio = result.comparison?.throughputRatio['noop-throughput'];
-  if (gated?.overheadMs !== undefined || noopRatio !== undefined) {
+  const roundTrip = phaseOf(runtime, 'roundtrip-low-concurrency');
+  if (gated?.overheadMs !== undefined || noopRatio !== undefined || roundTrip !== undefined) {
     out.push('## Against the budgets', '');
     if (gated?.overheadMs !== undefined) {
       const o = gated.overheadMs;
@@ -118,6 +140,14 @@ export function renderMarkdown(result: BenchResult): string {
       );
     }
     if (noopRatio !== undefined) out.push(`- No-op throughput: the runtime reaches ${fmt(noopRatio * 100, 0)} % of the bare-JetStream baseline.`);
+    if (roundTrip !== undefined) {
+      const base = phaseOf(result.systems.find((s) => s.system === 'baseline'), 'roundtrip-low-concurrency');
+      out.push(
+        `- Suspend → effector → resume round trip (no-op tool, ${int(roundTrip.latencyMs.samples)} samples, one in flight per key): ` +
+          `p50 ${fmt(roundTrip.latencyMs.p50)} ms, p99 ${fmt(roundTrip.latencyMs.p99)} ms` +
+          (base === undefined ? '.' : `; the baseline's equivalent broker work p50 ${fmt(base.latencyMs.p50)} ms, p99 ${fmt(base.latencyMs.p99)} ms.`),
+      );
+    }
     out.push('');
   }
 
@@ -128,10 +158,7 @@ export function renderMarkdown(result: BenchResult): string {
   );
   for (const system of result.systems) {
     for (const p of system.phases) {
-      const cells = CPU_COLUMNS.map(([, members]) => {
-        const present = members.filter((n) => p.cpuMsPerEvent[n] !== undefined);
-        return present.length === 0 ? undefined : present.reduce((a, n) => a + (p.cpuMsPerEvent[n] ?? 0), 0);
-      });
+      const cells = CPU_COLUMNS.map(([, members]) => sumOver(p.cpuMsPerEvent, members));
       const total = Object.values(p.cpuMsPerEvent).reduce((a, b) => a + b, 0);
       const busiest = Object.entries(p.cpuCores).sort((a, b) => b[1] - a[1])[0];
       out.push(
@@ -156,6 +183,8 @@ export function renderMarkdown(result: BenchResult): string {
     '',
   );
 
+  out.push(...activatorsSection(result), ...liveKeysSection(result));
+
   out.push('## Correctness counters', '');
   for (const system of result.systems) {
     const dup = system.phases.reduce((a, p) => a + p.duplicates, 0);
@@ -163,10 +192,70 @@ export function renderMarkdown(result: BenchResult): string {
     const strays = system.phases.reduce((a, p) => a + p.strays, 0);
     const state = Object.entries(system.stateBytes).map(([agent, bytes]) => `${agent} ${int(bytes)} B`).join(', ');
     out.push(
-      `- ${system.system}: every event's output observed; ${dup} duplicate deliveries, ${ooo} out-of-order outputs, ${strays} late outputs of earlier runs; ` +
+      `- ${system.system} (main phases): every event's output observed; ${dup} duplicate deliveries, ${ooo} out-of-order outputs, ${strays} late outputs of earlier runs; ` +
         `stored state of one key after the run: ${state || '–'}.`,
+    );
+  }
+  const extra = [...result.activators.map((r) => r.phase), ...result.liveKeys.flatMap((r) => [r.runtime, r.baseline].filter((p) => p !== undefined))];
+  if (extra.length > 0) {
+    const sum = (f: (p: PhaseResult) => number): number => extra.reduce((a, p) => a + f(p), 0);
+    out.push(
+      `- activators and live-keys runs: every event's output observed; ${sum((p) => p.duplicates)} duplicate deliveries, ${sum((p) => p.outOfOrder)} out-of-order outputs, ` +
+        `${sum((p) => p.strays)} late outputs of earlier runs.`,
     );
   }
   out.push('');
   return out.join('\n');
+}
+
+function activatorsSection(result: BenchResult): string[] {
+  if (result.activators.length === 0) return [];
+  const one = result.activators.find((r) => r.activators === 1)?.phase.throughput.steadyPerSecond;
+  const out = [
+    '## Activators',
+    '',
+    `No-op throughput phase (N = ${int(result.options.events)}, K = ${int(result.options.keys)}, ${int(result.options.window)} in flight) with one ingress and 1…n activator processes, ` +
+      `measured once every activator consumed its rendezvous share of the ${result.options.partitions} partitions.`,
+    '',
+    '| activators | partitions each | settled after s | steady activations/s | vs 1 activator | latency p50 ms | p99 | activators CPU ms/event | activators cores | nats-server cores | machine idle cores | other processes (cores) |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of result.activators) {
+    const p = row.phase;
+    const busy = Object.values(p.cpuCores).reduce((a, b) => a + b, 0) + (p.otherCores ?? 0);
+    out.push(
+      `| ${row.activators} | ${Object.values(row.partitionsByMember).join(' / ')} | ${fmt(row.ownershipSettledMs / 1_000)} | ${int(p.throughput.steadyPerSecond)} | ` +
+        `${one === undefined ? '–' : fmt(p.throughput.steadyPerSecond / one, 2)} | ${fmt(p.latencyMs.p50)} | ${fmt(p.latencyMs.p99)} | ${fmt(sumOver(p.cpuMsPerEvent, ['activator']), 3)} | ` +
+        `${fmt(sumOver(p.cpuCores, ['activator']), 2)} | ${fmt(p.cpuCores['nats-server'], 2)} | ${fmt(result.machine.cores - busy, 2)} | ${fmt(p.otherCores, 2)} |`,
+    );
+  }
+  out.push('', 'Machine idle cores = cores − (participants + other processes): what was left for more activators to use.', '');
+  return out;
+}
+
+function liveKeysSection(result: BenchResult): string[] {
+  if (result.liveKeys.length === 0) return [];
+  const o = result.options;
+  const out = [
+    '## Live keys',
+    '',
+    `Every key below has state in the store (runtime: a real encoded actor document; baseline: a 512-byte value), written straight into the buckets before the row. ` +
+      `Bare KV = ${int(o.bareKvUpdates)} revision-checked \`kv.update\`s of random live keys, ${o.bareKvInFlight} in flight, from the load generator (the store alone). ` +
+      `Systems = the no-op throughput phase (N = ${int(o.events)}, ${int(o.window)} in flight) on min(N, live keys) live keys spread over all of them, ` +
+      'each event its key\'s first since the services started (warm-up on other keys).',
+    '',
+    '| live keys | written (keys, s) | bare KV updates/s | runtime activations/s | baseline activations/s | runtime ÷ baseline | runtime p50 ms | p99 | baseline p50 ms | p99 | other processes (cores, runtime / baseline) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of result.liveKeys) {
+    const r = row.runtime;
+    const b = row.baseline;
+    const ratio = r !== undefined && b !== undefined ? r.throughput.steadyPerSecond / b.throughput.steadyPerSecond : undefined;
+    out.push(
+      `| ${int(row.liveKeys)} | ${int(row.prepopulated)}, ${fmt(row.prepopulateMs / 1_000)} | ${int(row.bareKv.perSecond)} | ${int(r?.throughput.steadyPerSecond)} | ${int(b?.throughput.steadyPerSecond)} | ${fmt(ratio, 2)} | ` +
+        `${fmt(r?.latencyMs.p50)} | ${fmt(r?.latencyMs.p99)} | ${fmt(b?.latencyMs.p50)} | ${fmt(b?.latencyMs.p99)} | ${fmt(r?.otherCores, 2)} / ${fmt(b?.otherCores, 2)} |`,
+    );
+  }
+  out.push('');
+  return out;
 }
