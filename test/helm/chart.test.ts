@@ -365,8 +365,10 @@ describe('helm/nats-agents', () => {
     expect(secretsOf('ingress')).toEqual({ files: ['nats-auth:nats-agents-ingress-creds', 'nats-tls:nats-agents-client-tls'], env: [] });
     expect(secretsOf('activator')).toEqual({
       files: ['model-api-key:model-provider', 'nats-auth:nats-agents-activator-creds', 'nats-tls:nats-agents-client-tls', 'signing-key:intent-signing'],
-      env: ['AGENTS_LONGTERM_URI:longterm-store'],
+      env: [],
     });
+    // The activator uses the tier through the memory-store: it is told the tier is on, not given the store's credentials.
+    expect(mainContainer(runtimeDeployments(r).find((d) => componentOf(d) === 'activator')!).env?.find((e) => e.name === 'AGENTS_LONGTERM_ENABLED')?.value).toBe('true');
     expect(secretsOf('effector')).toEqual({
       files: ['keyring:intent-signing', 'nats-auth:nats-agents-effector-creds', 'nats-tls:nats-agents-client-tls'],
       env: ['REFUND_API_TOKEN:payments-api'],

@@ -22,9 +22,11 @@ describe('the long-term tier', () => {
   beforeAll(async () => {
     cluster = await startCluster({
       agentModules: ['test/fixtures/agents/archivist.agent.mjs', 'test/fixtures/agents/forgetful.agent.mjs'],
-      services: ['memory-store', 'activator', 'ingress'],
+      services: ['memory-store', 'ingress'],
       env: { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
     });
+    // As the chart runs it: the activator is told the tier is on, and never sees the store's URI.
+    await cluster.start('activator', { AGENTS_LONGTERM_URI: '', AGENTS_LONGTERM_ENABLED: 'true' });
   });
   afterAll(async () => {
     await cluster?.stop();

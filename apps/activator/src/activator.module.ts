@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AGENT_CATALOG, loadAgentModules, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { AGENT_CATALOG, loadAgentModules, loadConfig, longTermEnabled, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
 import {
   JetStreamOutboxPublisher,
@@ -67,7 +67,7 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
       inject: [RUNTIME_CONFIG, NatsService, TOPOLOGY],
       // The tier is served by the memory-store service; the activator only holds a client.
       useFactory: (config: RuntimeConfig, nats: NatsService, topology: Topology) =>
-        config.longterm.uri === undefined ? null : new NatsLongTermStore(nats.nc, topology, { timeoutMs: config.longterm.requestTimeoutMs, requestHeaders: () => withTraceContext([]) }),
+        !longTermEnabled(config) ? null : new NatsLongTermStore(nats.nc, topology, { timeoutMs: config.longterm.requestTimeoutMs, requestHeaders: () => withTraceContext([]) }),
     },
     ActivatorService,
   ],

@@ -371,7 +371,12 @@ URI by reference, then the component's own plain and secret variables.
 - name: {{ $name }}
   value: {{ $value | quote }}
 {{- end }}
-{{- if and (has .name (list "activator" "memory-store")) $v.secrets.longtermUri.secretName }}
+{{- /* Only the memory-store opens the backend; activators learn the tier is on, never its credentials. */}}
+{{- if and (eq .name "activator") $v.secrets.longtermUri.secretName }}
+- name: AGENTS_LONGTERM_ENABLED
+  value: "true"
+{{- end }}
+{{- if and (eq .name "memory-store") $v.secrets.longtermUri.secretName }}
 - name: AGENTS_LONGTERM_URI
   valueFrom:
     secretKeyRef:

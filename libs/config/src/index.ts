@@ -17,6 +17,7 @@ export {
 } from './runtime-config.js';
 export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';
+export { longTermEnabled } from './long-term-enabled.js';
 export type { ConfigSources } from './load-config.js';
 export { loadAgentModules, AgentModuleError } from './agent-modules.js';
 export { loadToolModules, ToolModuleError } from './tool-modules.js';

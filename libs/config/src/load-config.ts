@@ -57,6 +57,8 @@ export const ConfigEnv = {
   AGENTS_KEYRING_FILE: ['signing', 'keyringFile'],
   /** Long-term memory backend URI (unset = tier off); may carry credentials, never logged unredacted. */
   AGENTS_LONGTERM_URI: ['longterm', 'uri'],
+  /** Activators: use the long-term tier through the memory-store (`true`/`false`; default: on when the URI is set). */
+  AGENTS_LONGTERM_ENABLED: ['longterm', 'enabled'],
   /** Address of the ops listener (/metrics, /healthz, /readyz). */
   AGENTS_OPS_HOST: ['ops', 'host'],
   /** Port of the ops listener; 0 picks a free one. */
@@ -64,6 +66,7 @@ export const ConfigEnv = {
 } as const;
 
 const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas', 'leaseTtlMs', 'port']);
+const booleans = new Set(['enabled']);
 
 /**
  * Loads and validates the runtime configuration. Pure but for reading `file`: the same sources
@@ -92,6 +95,10 @@ export function loadConfig(sources: ConfigSources): RuntimeConfig {
     let value: unknown = raw;
     if (leaf === 'agentModules' || leaf === 'toolModules') value = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
     else if (numeric.has(leaf)) value = Number(raw);
+    else if (booleans.has(leaf)) {
+      if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+      value = raw === 'true';
+    }
     setPath(merged, path, value);
   }
   if (sources.overrides) deepMerge(merged, sources.overrides);

@@ -163,6 +163,12 @@ export const LongTermConfigSchema = z.strictObject({
         ctx.addIssue({ code: 'custom', message: (error as Error).message });
       }
     }),
+  /**
+   * Whether activators use the tier (through the memory-store service). Default: on when `uri` is
+   * set. Activators never open the backend, so give them `enabled: true`
+   * (`AGENTS_LONGTERM_ENABLED=true`) rather than the URI and its credentials.
+   */
+  enabled: z.boolean().optional(),
   /** Retention per memory type in ms (0 = indefinite), over the defaults of seed 004; applied when a record is written. */
   retentionMs: z.record(z.string().regex(MEMORY_TYPE_PATTERN, 'must be a memory type name'), z.number().int().nonnegative()).default({}),
   /** How often the memory-store deletes expired rows in the background (reads hide them at once). */

@@ -4,6 +4,6 @@ import { TerminalError } from '../errors/runtime-error.js';
 export class LongTermNotConfigured extends TerminalError {
   override readonly name = 'LongTermNotConfigured';
   constructor() {
-    super('the long-term tier is not configured: set longterm.uri (AGENTS_LONGTERM_URI) to enable ctx.memory.longterm');
+    super('the long-term tier is not configured: run a memory-store with longterm.uri and start activators with AGENTS_LONGTERM_ENABLED=true (or the URI) to enable ctx.memory.longterm');
   }
 }
