@@ -56,6 +56,11 @@ export interface NatsServerOptions {
   readonly routePort?: number;
   /** Bound on start-up (and each restart) in ms. Default {@link DEFAULT_START_TIMEOUT_MS}. */
   readonly startTimeoutMs?: number;
+  /**
+   * Config text appended verbatim after the generated config, e.g. an `authorization { … }` block.
+   * The monitoring port stays open, so readiness is still checked without credentials.
+   */
+  readonly extraConfig?: string;
 }
 
 /**
@@ -251,6 +256,7 @@ class PrivateNatsServer implements NatsServerHandle {
         '}',
       );
     }
+    if (this.options.extraConfig !== undefined) lines.push(this.options.extraConfig);
     return `${lines.join('\n')}\n`;
   }
 

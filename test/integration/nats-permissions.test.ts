@@ -1,0 +1,221 @@
+// Layer 3: the least-privilege NATS permissions published in docs/helm.md, enforced by a real
+// nats-server. The `authorization` block is read from the document itself (so the document is what
+// is tested), its `<… user public nkey>` placeholders get freshly generated nkeys, and every
+// service connects with its own seed file through `nats.nkeySeedFile`, as the chart configures it.
+// The streams are provisioned by the CLI with the provisioning user, then the four services run the
+// examples (hello over HTTP, refund with its tool and its approval, facts and archivist on the
+// long-term tier with an idle key demoted), an erasure, and a SIGTERM of every service. A missing
+// entry shows up as a `Publish Violation` or `Subscription Violation` line in the server log, which
+// must stay empty; the last test proves such a line is seen. The test's client and the CLI's
+// `erase` run as an extra, unrestricted operator user (the document publishes no list for them).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connect, nkeyAuthenticator, nkeys, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentsClient, type ErasureReport } from '#client';
+import { decodeMemoryBlob, decodeToolIntent } from '#core';
+import { NatsLongTermStore } from '#longterm';
+import { encodeKeyToken, keyFromText } from '#routing';
+import { collect, REPO_ROOT, startNatsServer, startService, type NatsServerHandle, type ServiceHandle, type ServiceName } from '../harness/index.js';
+
+const run = promisify(execFile);
+const text = new TextDecoder();
+
+const DOC = join(REPO_ROOT, 'docs', 'helm.md');
+const HEADING = '## Least-privilege NATS permissions';
+const SERVICES: readonly ServiceName[] = ['memory-store', 'activator', 'ingress', 'effector'];
+const DOC_USERS = ['provision', ...SERVICES] as const;
+type DocUser = (typeof DOC_USERS)[number];
+const PARTITIONS = 4;
+
+/** The fenced `text` block after the permissions heading of docs/helm.md: the published `authorization` block. */
+function publishedAuthorization(): string {
+  const doc = readFileSync(DOC, 'utf8');
+  const section = doc.indexOf(HEADING);
+  if (section < 0) throw new Error(`${DOC} has no "${HEADING}" section`);
+  const block = /```text\n([\s\S]*?)\n```/.exec(doc.slice(section));
+  if (block?.[1] === undefined) throw new Error(`no \`\`\`text block after "${HEADING}" in ${DOC}`);
+  return block[1];
+}
+
+/**
+ * The published block with each `<name user public nkey>` replaced by the public key of `users[name]`,
+ * plus an unrestricted `operator` user for the test's own client and the CLI (the document gives the
+ * CLI an operator's user and publishes no list for it).
+ */
+function serverAuthorization(block: string, users: Readonly<Record<DocUser | 'operator', string>>): string {
+  const named = [...block.matchAll(/<([a-z-]+) user public nkey>/g)].map((m) => m[1]);
+  if (named.sort().join(',') !== [...DOC_USERS].sort().join(',')) throw new Error(`docs/helm.md names the users ${named.join(', ')}; expected ${DOC_USERS.join(', ')}`);
+  const filled = block.replace(/<([a-z-]+) user public nkey>/g, (_, name: DocUser) => users[name]);
+  const end = /\n\s*\]\s*\}\s*$/.exec(filled);
+  if (end === null) throw new Error('the authorization block in docs/helm.md no longer ends with its users list');
+  return `${filled.slice(0, end.index)}\n    { nkey: "${users.operator}" }${filled.slice(end.index)}`;
+}
+
+/**
+ * Every permission violation the server logged so far. nats-server 2.9 answers the client with
+ * `-ERR 'Permissions Violation for Publish to …'` but logs `[ERR] … - Publish Violation - Nkey "U…",
+ * Subject "…"` (or `Subscription Violation`), so the log is searched for those.
+ */
+async function violations(server: NatsServerHandle): Promise<string[]> {
+  return (await readFile(server.logFile, 'utf8')).split('\n').filter((line) => /\b(Publish|Subscription|Permissions) Violation\b/.test(line));
+}
+
+describe('the NATS permissions published in docs/helm.md', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nats-permissions-'));
+  const configOf = (user: DocUser | 'operator'): string => join(dir, `${user}.yaml`);
+  const seeds = new Map<DocUser | 'operator', Uint8Array>();
+  let server: NatsServerHandle;
+  let operator: AgentsClient;
+  const services = new Map<ServiceName, ServiceHandle>();
+
+  const cli = async (user: DocUser | 'operator', ...args: string[]): Promise<string> => {
+    const env = { PATH: process.env.PATH ?? '', NATS_URL: server.url, AGENTS_PARTITIONS: String(PARTITIONS), AGENTS_CONFIG: configOf(user) };
+    const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'bin', 'nats-agents.mjs'), ...args], { env, timeout: 60_000 });
+    return stdout;
+  };
+  const connectAs = (user: DocUser | 'operator'): Promise<NatsConnection> => connect({ servers: server.url, name: `test-${user}`, authenticator: nkeyAuthenticator(seeds.get(user)!) });
+
+  beforeAll(async () => {
+    const publicKeys = {} as Record<DocUser | 'operator', string>;
+    for (const user of [...DOC_USERS, 'operator'] as const) {
+      const pair = nkeys.createUser();
+      seeds.set(user, pair.getSeed());
+      publicKeys[user] = pair.getPublicKey();
+      // What the chart renders for `nats.auth.method: nkey`: the seed mounted as a file, named by `nats.nkeySeedFile`.
+      writeFileSync(join(dir, `${user}.seed`), pair.getSeed(), { mode: 0o600 });
+      writeFileSync(configOf(user), `nats:\n  nkeySeedFile: ${JSON.stringify(join(dir, `${user}.seed`))}\n`);
+    }
+    server = await startNatsServer({ extraConfig: serverAuthorization(publishedAuthorization(), publicKeys) });
+
+    // The Helm hook Job: provisioning with the provisioning user, before any service starts.
+    const report = JSON.parse(await cli('provision', 'provision')) as { created: string[] };
+    expect(report.created).toHaveLength(12);
+
+    const env = {
+      NATS_URL: server.url,
+      AGENTS_PARTITIONS: String(PARTITIONS),
+      AGENTS_MODULES: ['dist/examples/hello/hello.agent.js', 'dist/examples/refund/refund.agent.js', 'dist/examples/facts/facts.agent.js', 'test/fixtures/agents/archivist.agent.mjs'].join(','),
+      AGENTS_MODEL_SCRIPT: 'dist/examples/models/demo-model.js',
+      AGENTS_TOOL_MODULES: 'dist/examples/refund/refund.tool.js',
+      AGENTS_HTTP_PORT: '0',
+      AGENTS_OPS_PORT: '0',
+    };
+    // As the chart runs them: only the memory-store opens the long-term store; the activator is told the tier is on.
+    const own: Partial<Record<ServiceName, Record<string, string>>> = {
+      'memory-store': { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
+      activator: { AGENTS_LONGTERM_ENABLED: 'true' },
+    };
+    for (const name of SERVICES) services.set(name, await startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name) }));
+    operator = AgentsClient.fromConnection(await connectAs('operator'), { partitions: PARTITIONS });
+  });
+
+  afterAll(async () => {
+    await operator?.nc.close();
+    await Promise.all([...services.values()].map((s) => s.kill()));
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const outputs = (agent: string, key: string) => collect(operator.nc, `agents.output.${agent}.${encodeKeyToken(keyFromText(key))}`);
+
+  it('answers a hello event posted to ingress over HTTP', async () => {
+    const out = await outputs('hello', 'ada');
+    const [, base] = await services.get('ingress')!.waitForLine(/HTTP listening on (\S+)/);
+    const response = await fetch(`${base}/v1/agents/hello/events/ada`, { method: 'POST', body: '{"name":"Ada"}' });
+    expect(response.status).toBeLessThan(300);
+    const [answer] = await out.waitForCount(1, 30_000);
+    expect(JSON.parse(text.decode(answer!.data))).toMatchObject({ greeting: 'Hello, Ada! Nice to see you.', visits: 1 });
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('turns bad input into error records, from ingress and from the activator', async () => {
+    const errors = await collect(operator.nc, 'agents.errors.>');
+    await operator.publishEvent('hello', 'ada', 'not json');
+    await operator.publishDirect('nobody', 'ada', { n: 1 });
+    const records = await errors.waitForCount(2, 30_000);
+    expect(records.map((m) => m.subject).sort()).toEqual(['agents.errors.hello.malformed_input', 'agents.errors.nobody.unknown_agent']);
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('refunds a small order through the effector', async () => {
+    const answer = await operator.publishAndWait('refund', 'ada', { orderId: 'o-7', amount: 40 });
+    expect(answer.kind).toBe('output');
+    expect(answer.kind === 'output' && JSON.parse(answer.output.text)).toMatchObject({ status: 'refunded', orderId: 'o-7', amount: 40 });
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('holds a large refund for a human and refunds it once approved', async () => {
+    const token = encodeKeyToken(keyFromText('order-8'));
+    const requests = await collect(operator.nc, `agents.approval-requests.refund.${token}`);
+    const out = await outputs('refund', 'order-8');
+    await operator.publishEvent('refund', 'order-8', { orderId: 'o-8', amount: 400 });
+    const [request] = await requests.waitForCount(1, 30_000);
+    const { intentId } = decodeToolIntent(request!.data);
+    await operator.publishApproval('refund', 'order-8', { intentId, approved: true, approver: 'ada', decidedAtMs: Date.now(), reason: '' });
+    const [refunded] = await out.waitForCount(1, 30_000);
+    expect(JSON.parse(text.decode(refunded!.data))).toMatchObject({ status: 'refunded', orderId: 'o-8' });
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('keeps facts in the long-term tier through the memory-store and retires a duplicate', async () => {
+    const out = await outputs('facts', 'ada');
+    for (const [value, confidence] of [['8 hours', 0.9], ['8', 0.6], ['12', 0.4]] as const) {
+      await operator.publishEvent('facts', 'ada', { subject: 'light_runtime_hours', value, confidence });
+    }
+    const answers = (await out.waitForCount(3, 30_000)).map((m) => JSON.parse(text.decode(m.data)) as { active: number; retired: unknown[] });
+    expect(answers[2]!.retired).not.toEqual([]);
+    const stored = await new NatsLongTermStore(operator.nc, operator.topology).search({ entityKey: keyFromText('ada'), agent: 'facts' }, 'fact/', Date.now(), { limit: 10, includeSuperseded: true });
+    expect(stored).toHaveLength(3);
+    expect(stored.some((r) => r.supersededBy !== undefined && r.supersededBy !== '')).toBe(true);
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('reads the long-term tier back in later activations and demotes an idle key before its wipe', async () => {
+    const archived = await outputs('archivist', 'ada');
+    for (const event of ['one', 'two']) await operator.publishEvent('archivist', 'ada', event);
+    const got = await archived.waitForCount(2, 30_000);
+    expect(JSON.parse(text.decode(got[1]!.data))).toMatchObject({ archived: ['one', 'two'] });
+
+    // The idle TTL (a minute) counts from the event time: this key expires about half a second from now.
+    const idle = await outputs('archivist', 'idle-bob');
+    await operator.publishEvent('archivist', 'idle-bob', 'old news', { eventTimeMs: Date.now() - 60_000 + 500 });
+    await idle.waitForCount(1, 30_000);
+    const store = new NatsLongTermStore(operator.nc, operator.topology);
+    let demoted;
+    for (let i = 0; i < 200 && demoted === undefined; i += 1) {
+      demoted = await store.load({ entityKey: keyFromText('idle-bob'), agent: 'archivist' }, 'working_memory', Date.now());
+      if (demoted === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(decodeMemoryBlob(demoted!.value).entries.map((e) => e.key)).toEqual(['recent']);
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('erases a key from every agent, stream, bucket and the long-term tier through the CLI', async () => {
+    const report = JSON.parse(await cli('operator', 'erase', 'ada', '--json')) as ErasureReport;
+    // hello, refund, facts and archivist each hold state for the key; the refund ran a tool for it.
+    expect(report.erased).toMatchObject({ KV_AGENTS_STATE: 4, AGENTS_INTENTS: 1, KV_AGENTS_EFFECTS: 1 });
+    expect(report.erased['longterm:sqlite']).toBeGreaterThan(0);
+    expect((await cli('operator', 'state', 'hello', 'ada')).trim()).toBe('no committed state');
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('shuts every service down gracefully on SIGTERM', async () => {
+    const exits = await Promise.all(SERVICES.map(async (name) => [name, await services.get(name)!.stop()] as const));
+    // Nest's shutdown hooks run, then re-raise the signal: a clean stop ends by SIGTERM, not by an exit code.
+    expect(Object.fromEntries(exits)).toEqual(Object.fromEntries(SERVICES.map((name) => [name, 'SIGTERM'])));
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('would have seen a missing permission: the server logs a forbidden publish as a violation', async () => {
+    const ingress = await connectAs('ingress');
+    ingress.publish('agents.output.hello.forbidden', 'x');
+    await ingress.flush().catch(() => undefined);
+    await ingress.close();
+    await expect.poll(() => violations(server), { timeout: 5_000 }).toContainEqual(expect.stringMatching(/Publish Violation - Nkey "U[A-Z0-9]+", Subject "agents\.output\.hello\.forbidden"/));
+  });
+});
