@@ -60,8 +60,25 @@ export async function startService(name: ServiceName, env: Record<string, string
   });
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
-  const onChunk = (chunk: Buffer): void => {
-    for (const line of chunk.toString().split('\n')) {
+  // A pipe chunk can end mid-line (under load it often does): keep each stream's unfinished tail
+  // until its newline arrives, so no line is ever seen in two pieces.
+  const lineReader = (): { chunk: (data: Buffer) => void; end: () => void } => {
+    let pending = '';
+    return {
+      chunk: (data) => {
+        const text = pending + data.toString();
+        const cut = text.lastIndexOf('\n');
+        pending = text.slice(cut + 1);
+        if (cut >= 0) onText(text.slice(0, cut));
+      },
+      end: () => {
+        if (pending.length > 0) onText(pending);
+        pending = '';
+      },
+    };
+  };
+  const onText = (text: string): void => {
+    for (const line of text.split('\n')) {
       if (line.length === 0) continue;
       lines.push(line);
       if (process.env.HARNESS_ECHO === '1') process.stderr.write(`[${name}] ${line}\n`);
@@ -74,9 +91,14 @@ export async function startService(name: ServiceName, env: Record<string, string
       }
     }
   };
-  child.stdout?.on('data', onChunk);
-  child.stderr?.on('data', onChunk);
-  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
+  for (const stream of [child.stdout, child.stderr]) {
+    const reader = lineReader();
+    stream?.on('data', reader.chunk);
+    stream?.on('end', reader.end);
+  }
+  // 'close', not 'exit': it fires once stdout and stderr are drained too, so a stopped service's
+  // last lines (its shutdown report) are in `lines` when `stop()` resolves.
+  const exited = once(child, 'close').then(([code, signal]) => (code ?? signal) as number | string);
 
   const waitForLine = (pattern: RegExp, wait = 30_000): Promise<RegExpMatchArray> => {
     for (const line of lines) {
