@@ -42,8 +42,11 @@ export function keyTokens(prefix: string, count: number): string[] {
  * - `model-throughput`: as `noop-throughput` with one model call of fixed latency per activation.
  * - `model-low-concurrency`: model agent, a modest number of keys, one event in flight per key:
  *   overhead = latency − model latency, with little queueing.
- * - `roundtrip-low-concurrency`: round-trip agent (intent → effector → result → resume), the
- *   overhead phase's keys and events: the latency of the whole loop with little queueing.
+ * - `roundtrip-unloaded`: round-trip agent (intent → effector → result → resume), one key, one
+ *   event in flight in the whole system: the latency floor of the whole loop.
+ * - `roundtrip-low-concurrency`: round-trip agent, the overhead phase's keys and events, one in
+ *   flight per key: the loop's latency under moderate load (a round trip costs several times an
+ *   activation's CPU, so 50 in flight is already near saturation on two cores).
  * - `roundtrip-throughput`: round-trip agent, K keys, one event in flight per key (so no event
  *   ever waits behind a suspension), N / K events per key: round trips per second at saturation.
  */
@@ -77,6 +80,14 @@ export function planPhases(options: BenchOptions): PhasePlan[] {
       warmup: { kind: 'per-key', eventsPerKey: options.overheadWarmupPerKey },
       measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey },
       modelLatencyMs: options.modelLatencyMs,
+    },
+    {
+      phase: 'roundtrip-unloaded',
+      agent: TOOL_AGENT,
+      keys: keyTokens('ru', 1),
+      warmup: { kind: 'per-key', eventsPerKey: Math.min(50, options.unloadedEvents) },
+      measured: { kind: 'per-key', eventsPerKey: options.unloadedEvents },
+      modelLatencyMs: 0,
     },
     {
       phase: 'roundtrip-low-concurrency',

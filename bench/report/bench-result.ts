@@ -12,7 +12,7 @@ import type { SystemName } from '../system-under-test.js';
 export const RESULT_FORMAT = 'nats-agents-bench/2';
 
 /** The phases each system runs, in order. */
-export const PHASE_NAMES = ['noop-throughput', 'noop-unloaded', 'model-throughput', 'model-low-concurrency', 'roundtrip-low-concurrency', 'roundtrip-throughput'] as const;
+export const PHASE_NAMES = ['noop-throughput', 'noop-unloaded', 'model-throughput', 'model-low-concurrency', 'roundtrip-unloaded', 'roundtrip-low-concurrency', 'roundtrip-throughput'] as const;
 
 /** One of {@link PHASE_NAMES}. */
 export type PhaseName = (typeof PHASE_NAMES)[number];
