@@ -73,7 +73,8 @@ function prefixLines(name: string, text: string): string {
 /** Each service's ops listener (/metrics, /healthz, /readyz): distinct ports, since all four share this machine. */
 const OPS_BASE_PORT = Number(process.env.AGENTS_OPS_PORT ?? 9464);
 const SERVICES = ['activator', 'ingress', 'effector', 'memory-store'] as const;
-const opsPort = (name: (typeof SERVICES)[number]): number => OPS_BASE_PORT + SERVICES.indexOf(name);
+/** 0 keeps 0 for every service (each picks a free port: see its log), never 1, 2, 3. */
+const opsPort = (name: (typeof SERVICES)[number]): number => (OPS_BASE_PORT === 0 ? 0 : OPS_BASE_PORT + SERVICES.indexOf(name));
 
 function startService(name: string, env: NodeJS.ProcessEnv): Promise<void> {
   const main = join(root, 'dist', 'apps', name, 'src', 'main.js');
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
       `  npm run publish-event -- hello user-1 '{"name":"Ada"}' --wait`,
       `  curl -X POST http://127.0.0.1:8080/v1/agents/hello/events/user-1 -d '{"name":"Ada"}'`,
       '[cluster] ops listeners (/metrics /healthz /readyz):',
-      ...SERVICES.map((name) => `  ${name.padEnd(12)} http://127.0.0.1:${opsPort(name)}/metrics`),
+      ...SERVICES.map((name) => `  ${name.padEnd(12)} ${opsPort(name) === 0 ? '(a free port: see its "ops listening on" line)' : `http://127.0.0.1:${opsPort(name)}/metrics`}`),
       '[cluster] traces go to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; a local Jaeger all-in-one listens there).',
       '[cluster] Ctrl-C stops everything.',
       '',
