@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeToolIntent } from '#core';
 import { collect, readStream, startCluster, type TestCluster } from '../harness/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { eventually, opsUrl, scrape, value } from './prometheus-text.js';
@@ -43,13 +44,13 @@ describe('tracing: one trace per logical activation', () => {
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     cluster = await startCluster({
-      agentModules: ['test/fixtures/agents/traced.agent.mjs'],
+      agentModules: ['test/fixtures/agents/traced.agent.mjs', 'dist/examples/refund/refund.agent.js'],
       modelScript: 'test/fixtures/models/echo-model.mjs',
       services: ['memory-store', 'activator', 'ingress', 'effector'],
       env: {
         AGENTS_OPS_PORT: '0',
         AGENTS_LONGTERM_URI: 'memory://',
-        AGENTS_TOOL_MODULES: 'test/fixtures/tools/ledger.tools.mjs',
+        AGENTS_TOOL_MODULES: 'test/fixtures/tools/ledger.tools.mjs,dist/examples/refund/refund.tool.js',
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -165,6 +166,28 @@ describe('tracing: one trace per logical activation', () => {
     expect(replay?.parentSpanId).toBe(first?.parentSpanId);
     expect(replay?.attributes).toMatchObject({ 'agents.outcome': 'republished', 'agents.tool': 'charge' });
     expect(spans.filter((s) => s.name === 'tool charge' && s.parentSpanId === replay?.spanId)).toEqual([]);
+  });
+
+  it('continues the asking activation\'s trace when a decision is published without trace context', async () => {
+    const publisher = publisherContext();
+    const outputs = await collect(cluster.client.nc, 'agents.output.refund.order-9');
+    await cluster.client.publishEvent('refund', 'order-9', { orderId: 'o-9', amount: 400 }, { traceparent: publisher.traceparent });
+    let request;
+    for (let i = 0; i < 200 && request === undefined; i += 1) {
+      [request] = await readStream(cluster.client.nc, 'AGENTS_INTENTS', 'agents.approval-requests.refund.order-9');
+      if (request === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(request?.header('traceparent')).toContain(publisher.traceId);
+    const askedFrom = request!.header('traceparent')!.split('-')[2];
+    // As the CLI's `approve` does it: no traceparent of its own.
+    await cluster.client.publishApproval('refund', 'order-9', { intentId: decodeToolIntent(request!.data).intentId, approved: true, approver: 'ada', reason: '', decidedAtMs: Date.now() });
+    const [output] = await outputs.waitForCount(1, 30_000);
+    outputs.close();
+    expect(JSON.parse(text.decode(output!.data))).toMatchObject({ status: 'refunded', orderId: 'o-9' });
+
+    const spans = await receiver.waitFor((all) => all.some((s) => s.traceId === publisher.traceId && s.name === 'ingest approvals refund'), 'the decision in the trace of the request');
+    const decision = one(spans, 'ingest of the decision', (s) => s.traceId === publisher.traceId && s.name === 'ingest approvals refund');
+    expect(decision.parentSpanId).toBe(askedFrom);
   });
 });
 

@@ -1,7 +1,8 @@
-import { DeliverPolicy, jetstream, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
 import { connect, headers as createHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import {
   decodeErrorRecord,
+  decodeToolIntent,
   encodeApproval,
   encodeInboxEnvelope,
   encodeToolResult,
@@ -163,9 +164,33 @@ export class AgentsClient {
     return this.publishTo(this.topology.results(agent, encodeKeyToken(toKey(key))), encodeToolResult(result), { msgId: result.intentId, ...options });
   }
 
-  /** Publishes a human decision on an approval intent. The first decision wins; later ones are orphans. */
-  publishApproval(agent: string, key: EntityKey, approval: ApprovalDoc, options: PublishOptions = {}): Promise<PubAck> {
-    return this.publishTo(this.topology.approvals(agent, encodeKeyToken(toKey(key))), encodeApproval(approval), options);
+  /**
+   * Publishes a human decision on an approval intent. The first decision wins; later ones are
+   * orphans. Without `options.traceparent` the decision continues the trace of the request it
+   * answers (see {@link AgentsClient.approvalRequestTrace}), so the resumed activation shows up
+   * under the activation that asked; when that cannot be found the decision starts its own trace.
+   * A repeated decision with the same content is a new message (the first decision still wins).
+   */
+  async publishApproval(agent: string, key: EntityKey, approval: ApprovalDoc, options: PublishOptions = {}): Promise<PubAck> {
+    const traceparent = options.traceparent ?? (await this.approvalRequestTrace(agent, key, approval.intentId));
+    return this.publishTo(this.topology.approvals(agent, encodeKeyToken(toKey(key))), encodeApproval(approval), { ...options, ...(traceparent !== undefined ? { traceparent } : {}) });
+  }
+
+  /**
+   * The `traceparent` of approval request `intentId`, when it is the key's latest approval
+   * request in the intents stream (one direct read); undefined when it is not, carries no trace
+   * context, or cannot be read within a second (a client without read rights on the intents
+   * stream, an erased key). Never throws: tracing must not stand in the way of a decision.
+   */
+  async approvalRequestTrace(agent: string, key: EntityKey, intentId: string): Promise<string | undefined> {
+    try {
+      const jsm = await jetstreamManager(this.nc, { timeout: 1_000, checkAPI: false });
+      const stored = await jsm.streams.getMessage(this.topology.streams.intents.name, { last_by_subj: this.topology.approvalRequests(agent, encodeKeyToken(toKey(key))) });
+      if (stored === null || decodeToolIntent(stored.data).intentId !== intentId) return undefined;
+      return stored.header?.get(HeaderName.Traceparent) || undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
