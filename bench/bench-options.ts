@@ -47,8 +47,12 @@ export interface BenchOptions {
   readonly nodeFlags: readonly string[];
   /** Extra environment for the runtime's services (experiments, e.g. `NEST_LOG_LEVEL=log`). */
   readonly serviceEnv: Readonly<Record<string, string>>;
-  /** Baseline clients connect with `noAsyncTraces` (the runtime's do not): an experiment knob. */
-  readonly baselineNoAsyncTraces: boolean;
+  /**
+   * Baseline clients keep the client's default async traces, while the runtime's services connect
+   * with `noAsyncTraces` (see `connectNats`): an experiment knob. Off by default, so both systems
+   * use the same client options.
+   */
+  readonly baselineAsyncTraces: boolean;
   /** Activator counts of the activators dimension (no-op throughput with 1, 2, 3 activators); empty: not measured. */
   readonly activators: readonly number[];
   /** Live-key counts of the live-keys dimension, ascending; empty: not measured. */
@@ -143,7 +147,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(new Option('--live-keys <list>', "live-key counts of the live-keys dimension (ascending; keys stay live), or 'none'").env('BENCH_LIVE_KEYS').argParser(countList).default([1_000, 100_000]))
     .addOption(numeric('--bare-kv-updates <n>', 'bare KV updates per live-keys row', 'BENCH_BARE_KV_UPDATES', 20_000))
     .addOption(numeric('--bare-kv-in-flight <n>', 'bare KV updates in flight', 'BENCH_BARE_KV_IN_FLIGHT', 64))
-    .addOption(new Option('--baseline-no-async-traces', 'baseline clients connect with noAsyncTraces (experiment; the runtime does not)').env('BENCH_BASELINE_NO_ASYNC_TRACES').default(false))
+    .addOption(new Option('--baseline-async-traces', "baseline clients keep the client's async traces (experiment; by default they connect with noAsyncTraces, as the runtime's services do)").env('BENCH_BASELINE_ASYNC_TRACES').default(false))
     .showHelpAfterError()
     .parse([...argv]);
   const o = program.opts<{
@@ -165,7 +169,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     resultsDir: string;
     nodeFlags: string;
     serviceEnv: Record<string, string>;
-    baselineNoAsyncTraces: boolean;
+    baselineAsyncTraces: boolean;
     activators: number[];
     liveKeys: number[];
     bareKvUpdates: number;
@@ -190,7 +194,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     resultsDir: o.resultsDir,
     nodeFlags: o.nodeFlags.split(' ').filter((f) => f.length > 0),
     serviceEnv: o.serviceEnv,
-    baselineNoAsyncTraces: o.baselineNoAsyncTraces,
+    baselineAsyncTraces: o.baselineAsyncTraces,
     activators: o.activators,
     liveKeys: o.liveKeys,
     bareKvUpdates: o.bareKvUpdates,

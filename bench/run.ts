@@ -77,7 +77,7 @@ async function startSystem(name: SystemName, server: BenchNatsServer, options: B
     modelLatencyMs: options.modelLatencyMs,
     duplicateWindowMs: options.runtimeDefaults.streams.duplicateWindowMs,
     maxAgeMs: options.runtimeDefaults.streams.inboxMaxAgeMs,
-    noAsyncTraces: options.baselineNoAsyncTraces,
+    noAsyncTraces: !options.baselineAsyncTraces,
     nodeFlags: options.nodeFlags,
   });
 }

@@ -32,7 +32,7 @@ export interface BaselineSystemOptions {
   /** Stream settings copied from the runtime's configuration defaults. */
   readonly duplicateWindowMs: number;
   readonly maxAgeMs: number;
-  /** Connect with the client's `noAsyncTraces` (the runtime's services do not). */
+  /** Connect with the client's `noAsyncTraces`, as the runtime's services do (false: the client's default async traces). */
   readonly noAsyncTraces: boolean;
   readonly nodeFlags: readonly string[];
 }

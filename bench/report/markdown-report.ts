@@ -58,7 +58,7 @@ function conditions(result: BenchResult): string[] {
   ];
   const experiments = [
     ...(Object.keys(o.serviceEnv).length > 0 ? [`service env ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`] : []),
-    ...(o.baselineNoAsyncTraces ? ['baseline clients with noAsyncTraces'] : []),
+    ...(o.baselineAsyncTraces ? ['baseline clients with async traces (the runtime has none)'] : []),
     ...(o.nodeFlags.length > 0 ? [`node flags ${o.nodeFlags.join(' ')}`] : []),
   ];
   if (experiments.length > 0) lines.push('', `**Experiment settings:** ${experiments.join('; ')}.`);
