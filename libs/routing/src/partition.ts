@@ -6,7 +6,6 @@
  * key. P is fixed at cluster creation: changing it remaps almost every key.
  * Pure: no side effects on import.
  */
-import fnv1a from '@sindresorhus/fnv1a';
 import { KeyTokenError, RoutingError } from './errors.js';
 import { isCanonicalKeyToken } from './key-token.js';
 
@@ -43,5 +42,21 @@ export function partitionOf(keyToken: string, partitions: number): number {
       token: keyToken,
     });
   }
-  return Number(fnv1a(keyToken, { size: 32 }) % BigInt(partitions));
+  return fnv1a32OfAscii(keyToken) % partitions;
+}
+
+/**
+ * FNV-1a-32 (offset basis 2166136261, prime 16777619) of a string whose characters are all ASCII,
+ * so each UTF-16 code unit is its UTF-8 byte: a canonical key token is `[A-Za-z0-9_=-]` only.
+ * Computed in 32-bit integer arithmetic, without encoding the string or widening to BigInt: the
+ * partition is computed for every inbox element, state write and span, and the general-purpose
+ * library (TextEncoder, then BigInt multiplication) cost about 2 % of the activator's CPU.
+ */
+function fnv1a32OfAscii(ascii: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < ascii.length; i++) {
+    hash ^= ascii.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }
