@@ -74,7 +74,7 @@ export class TracedActorRuntime extends ActorRuntime {
         },
       },
       parent,
-      derivedTraceId('inbox', scope.stateKey, element.inboxSeq),
+      () => derivedTraceId('inbox', scope.stateKey, element.inboxSeq),
     );
     const active = trace.setSpan(parent, span);
     const traced: InboxElement = { ...element, headers: withTraceContext(element.headers, active) };

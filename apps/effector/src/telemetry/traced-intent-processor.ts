@@ -56,7 +56,7 @@ export class TracedIntentProcessor extends IntentProcessor {
       intent !== undefined ? `execute ${intent.toolName}` : 'execute',
       { kind: SpanKind.CONSUMER, attributes },
       parent,
-      stored ?? derivedTraceId('intent', intent?.intentId ?? `${delivery.subject}|${delivery.publishedAtMs}`),
+      () => stored ?? derivedTraceId('intent', intent?.intentId ?? `${delivery.subject}|${delivery.publishedAtMs}`),
     );
     const active = trace.setSpan(parent, span);
     const traced: DecodedDelivery = { ...decoded, delivery: { ...delivery, headers: withTraceContext(delivery.headers, active) } };

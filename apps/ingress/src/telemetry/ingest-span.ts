@@ -48,7 +48,7 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
       },
     },
     parent,
-    derivedTraceId('ingest', stream, msg.seq),
+    () => derivedTraceId('ingest', stream, msg.seq),
   );
   const context = trace.setSpan(parent, span);
   const carried: IngestDecision = decision.kind === 'forward' ? { ...decision, headers: withTraceContext(decision.headers, context) } : decision;

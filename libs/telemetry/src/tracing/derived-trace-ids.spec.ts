@@ -27,8 +27,8 @@ describe('startSpanInTrace', () => {
   it('roots two deliveries of a message without context in one trace, each with a span of its own', () => {
     const { exporter, tracer } = tracing();
     const rootId = derivedTraceId('inbox', 'refund.o-1', 7);
-    startSpanInTrace(tracer, 'first', {}, ROOT_CONTEXT, rootId).end();
-    startSpanInTrace(tracer, 'redelivered', {}, ROOT_CONTEXT, rootId).end();
+    startSpanInTrace(tracer, 'first', {}, ROOT_CONTEXT, () => rootId).end();
+    startSpanInTrace(tracer, 'redelivered', {}, ROOT_CONTEXT, () => rootId).end();
     const [first, second] = exporter.getFinishedSpans();
     expect(first?.spanContext().traceId).toBe(rootId);
     expect(second?.spanContext().traceId).toBe(rootId);
@@ -38,16 +38,34 @@ describe('startSpanInTrace', () => {
   it("continues the parent's trace when the context carries one, ignoring the derived id", () => {
     const { exporter, tracer } = tracing();
     const parent = tracer.startSpan('publisher');
-    startSpanInTrace(tracer, 'child', {}, trace.setSpan(ROOT_CONTEXT, parent), derivedTraceId('x')).end();
+    startSpanInTrace(tracer, 'child', {}, trace.setSpan(ROOT_CONTEXT, parent), () => derivedTraceId('x')).end();
     parent.end();
     const child = exporter.getFinishedSpans().find((s) => s.name === 'child');
     expect(child?.spanContext().traceId).toBe(parent.spanContext().traceId);
     expect(child?.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
   });
 
+  it('derives no root trace id for a span that continues a carried trace', () => {
+    const { tracer } = tracing();
+    const parent = tracer.startSpan('publisher');
+    let derived = 0;
+    startSpanInTrace(tracer, 'child', {}, trace.setSpan(ROOT_CONTEXT, parent), () => (derived++, derivedTraceId('x'))).end();
+    parent.end();
+    expect(derived).toBe(0);
+  });
+
+  it('derives no root trace id with tracing off, where every span is a no-op', () => {
+    installTraceIdGenerator(undefined);
+    let derived = 0;
+    const span = startSpanInTrace(trace.getTracer('off'), 'root', {}, ROOT_CONTEXT, () => (derived++, derivedTraceId('x')));
+    span.end();
+    expect(span.isRecording()).toBe(false);
+    expect(derived).toBe(0);
+  });
+
   it('leaves later root spans on random trace ids', () => {
     const { exporter, tracer } = tracing();
-    startSpanInTrace(tracer, 'seeded', {}, ROOT_CONTEXT, derivedTraceId('y')).end();
+    startSpanInTrace(tracer, 'seeded', {}, ROOT_CONTEXT, () => derivedTraceId('y')).end();
     tracer.startSpan('plain').end();
     const ids = exporter.getFinishedSpans().map((s) => s.spanContext().traceId);
     expect(ids[0]).toBe(derivedTraceId('y'));

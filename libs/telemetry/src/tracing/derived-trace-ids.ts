@@ -54,12 +54,16 @@ export function installTraceIdGenerator(generator: DerivedTraceIdGenerator | und
 
 /**
  * Starts a span under `parent`; when `parent` holds no valid span context the span is a root
- * whose trace id is `rootTraceId` (see {@link derivedTraceId}) rather than a random one. With
+ * whose trace id is `rootTraceId()` (see {@link derivedTraceId}) rather than a random one. With
  * tracing off this is the API's no-op span.
+ *
+ * `rootTraceId` is called only when the span does root a trace with tracing on: every consumed
+ * message passes one, and hashing its identity for a span that continues a carried trace, or for
+ * the no-op span of a process with tracing off, was a sha256 per message for nothing.
  */
-export function startSpanInTrace(tracer: Tracer, name: string, options: SpanOptions, parent: Context, rootTraceId: string): Span {
+export function startSpanInTrace(tracer: Tracer, name: string, options: SpanOptions, parent: Context, rootTraceId: () => string): Span {
   const parentSpan = trace.getSpanContext(parent);
   if ((parentSpan !== undefined && trace.isSpanContextValid(parentSpan)) || installed === undefined) return tracer.startSpan(name, options, parent);
   const generator = installed;
-  return generator.withNextTraceId(rootTraceId, () => tracer.startSpan(name, options, parent));
+  return generator.withNextTraceId(rootTraceId(), () => tracer.startSpan(name, options, parent));
 }
