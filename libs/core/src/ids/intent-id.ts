@@ -1,6 +1,6 @@
-import { v5 as uuidv5 } from 'uuid';
 import { entityKeyHex } from './entity-key-hex.js';
 import { IdNamespace } from './namespaces.js';
+import { uuidV5 } from './uuid-v5.js';
 
 /**
  * The id of the intent staged at `stepIndex` of activation `seq` of `agent` on `key`
@@ -13,5 +13,5 @@ import { IdNamespace } from './namespaces.js';
  * `Nats-Msg-Id`) executes the effect once.
  */
 export function intentId(agent: string, key: Uint8Array, seq: number, stepIndex: number): string {
-  return uuidv5(`${agent}|${entityKeyHex(key)}|${seq}|${stepIndex}`, IdNamespace.Intent);
+  return uuidV5(`${agent}|${entityKeyHex(key)}|${seq}|${stepIndex}`, IdNamespace.Intent);
 }

@@ -1,13 +1,13 @@
-import { v5 as uuidv5 } from 'uuid';
 import { entityKeyHex } from './entity-key-hex.js';
 import { IdNamespace } from './namespaces.js';
+import { uuidV5 } from './uuid-v5.js';
 
 /**
  * `Nats-Msg-Id` of output `index` of the activation committed at `seq` of `agent`/`key`.
  * A republish after a crash carries the same id, so the stream stores it once.
  */
 export function outputMessageId(agent: string, key: Uint8Array, seq: number, index: number): string {
-  return uuidv5(`${agent}|${entityKeyHex(key)}|${seq}|${index}`, IdNamespace.Output);
+  return uuidV5(`${agent}|${entityKeyHex(key)}|${seq}|${index}`, IdNamespace.Output);
 }
 
 /**
@@ -16,7 +16,7 @@ export function outputMessageId(agent: string, key: Uint8Array, seq: number, ind
  * record however often it is redelivered.
  */
 export function errorMessageId(agent: string, key: Uint8Array, inboxSeq: number): string {
-  return uuidv5(`${agent}|${entityKeyHex(key)}|${inboxSeq}`, IdNamespace.ErrorRecord);
+  return uuidV5(`${agent}|${entityKeyHex(key)}|${inboxSeq}`, IdNamespace.ErrorRecord);
 }
 
 /**
@@ -24,7 +24,7 @@ export function errorMessageId(agent: string, key: Uint8Array, inboxSeq: number)
  * (the key may be unreadable, so the source message identifies it).
  */
 export function ingressErrorMessageId(stream: string, ingestSeq: number): string {
-  return uuidv5(`error|${stream}|${ingestSeq}`, IdNamespace.Ingest);
+  return uuidV5(`error|${stream}|${ingestSeq}`, IdNamespace.Ingest);
 }
 
 /**
@@ -32,7 +32,7 @@ export function ingressErrorMessageId(stream: string, ingestSeq: number): string
  * inbox: a redelivery to ingress forwards the same id, so the inbox holds one copy.
  */
 export function ingestForwardMessageId(stream: string, ingestSeq: number): string {
-  return uuidv5(`${stream}|${ingestSeq}`, IdNamespace.Ingest);
+  return uuidV5(`${stream}|${ingestSeq}`, IdNamespace.Ingest);
 }
 
 /**
@@ -40,5 +40,5 @@ export function ingestForwardMessageId(stream: string, ingestSeq: number): strin
  * partition owner may publish it more than once (after a takeover), the lane stores it once.
  */
 export function timerMessageId(agent: string, key: Uint8Array, timerId: string, dueAtMs: number): string {
-  return uuidv5(`${agent}|${entityKeyHex(key)}|${timerId}|${dueAtMs}`, IdNamespace.Timer);
+  return uuidV5(`${agent}|${entityKeyHex(key)}|${timerId}|${dueAtMs}`, IdNamespace.Timer);
 }
