@@ -80,7 +80,8 @@ export class TracedActorRuntime extends ActorRuntime {
     const traced: InboxElement = { ...element, headers: withTraceContext(element.headers, active) };
     try {
       const outcome = await context.with(active, () => withLogFields({ agent: scope.agent, key: token }, () => super.process(traced, scope)));
-      this.describe(span, outcome);
+      // A span that records nothing (tracing off, or sampled out) drops attributes and status.
+      if (span.isRecording()) this.describe(span, outcome);
       this.time(scope.agent, outcome, (performance.now() - started) / 1_000);
       return outcome;
     } catch (thrown) {
