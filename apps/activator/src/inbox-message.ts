@@ -31,7 +31,7 @@ export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInbox
     return { problem: (error as Error).message };
   }
   const keyFromSubject = decodeKeyToken(address.token);
-  if (Buffer.compare(Buffer.from(keyFromSubject), Buffer.from(envelope.entityKey)) !== 0) {
+  if (!sameBytes(keyFromSubject, envelope.entityKey)) {
     return { problem: `envelope key does not match subject token ${address.token}` };
   }
   if (envelope.payload.kind !== kindOf(address.kind)) {
@@ -50,6 +50,13 @@ export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInbox
       deliveries: msg.info.deliveryCount,
     },
   };
+}
+
+/** Byte equality without copying either side (`Buffer.from(uint8Array)` copies). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function kindOf(subjectKind: InboxAddress['kind']): InboxElement['payload']['kind'] {
