@@ -17,7 +17,7 @@ export type ActivationResult =
 export interface RunActivationOptions {
   readonly timeoutMs: number;
   readonly timers: Timers;
-  /** Aborts the attempt; the context's signal must be this controller's. */
+  /** Aborted by the runner, and only by it, when the attempt times out; the context's signal must be this controller's. */
   readonly controller: AbortController;
 }
 
@@ -35,8 +35,12 @@ export class InvalidOutcomeError extends TypeError {
 export async function runActivation(handler: AgentHandler, ctx: StagingContext, options: RunActivationOptions): Promise<ActivationResult> {
   const { controller, timeoutMs } = options;
   let cancelTimer: (() => void) | undefined;
+  // Whether the timeout aborted the attempt, kept here rather than read from `controller.signal`,
+  // which Node would create just to answer (the attempt's context creates it only if it needs it).
+  let aborted = false;
   const timedOut = new Promise<ActivationResult>((resolve) => {
     cancelTimer = options.timers.setTimeout(() => {
+      aborted = true;
       controller.abort(new ActivationTimeout(timeoutMs));
       resolve({ kind: 'timed_out', timeoutMs });
     }, timeoutMs);
@@ -45,13 +49,13 @@ export async function runActivation(handler: AgentHandler, ctx: StagingContext, 
   const ran = (async (): Promise<ActivationResult> => {
     try {
       const outcome: unknown = await handler(ctx);
-      if (controller.signal.aborted) return { kind: 'timed_out', timeoutMs };
+      if (aborted) return { kind: 'timed_out', timeoutMs };
       if (!isOutcome(outcome)) {
         return { kind: 'failed', error: new InvalidOutcomeError('the agent must return complete(...) or suspend(...)'), position: ctx.position };
       }
       return outcome.kind === 'complete' ? { kind: 'completed', outcome } : { kind: 'suspended', outcome };
     } catch (thrown) {
-      if (controller.signal.aborted) return { kind: 'timed_out', timeoutMs };
+      if (aborted) return { kind: 'timed_out', timeoutMs };
       return { kind: 'failed', error: ensureError(thrown), position: ctx.position };
     }
   })();

@@ -20,8 +20,12 @@ const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 const request = (content: string): ModelRequest => ({ model: 'fake-1', messages: [{ role: 'user', content }] });
 
 function contextFor(overrides: Partial<StagingContextInit> = {}): StagingContext {
+  return new StagingContext({ ...contextInit(), ...overrides });
+}
+
+function contextInit(): StagingContextInit {
   const clock = new ManualTimers(5_000);
-  return new StagingContext({
+  return {
     agent: 'triage',
     key: KEY,
     seq: 3,
@@ -35,8 +39,7 @@ function contextFor(overrides: Partial<StagingContextInit> = {}): StagingContext
     memo: new AttemptMemo(),
     signal: new AbortController().signal,
     monotonicMs: clock.monotonicMs,
-    ...overrides,
-  });
+  };
 }
 
 describe('StagingContext', () => {
@@ -220,6 +223,23 @@ describe('StagingContext', () => {
       await expect(pending).rejects.toBeInstanceOf(ActivationTimeout);
       expect(memo.size).toBe(0);
       expect(ctx.replayCache.toBlob().entries).toHaveLength(0);
+    });
+
+    it('reads its signal only when something needs it, so an attempt that stages nothing creates none', () => {
+      const controller = new AbortController();
+      let reads = 0;
+      const ctx = new StagingContext({
+        ...contextInit(),
+        get signal() {
+          reads += 1;
+          return controller.signal;
+        },
+      });
+      expect(ctx.eventJson()).toEqual({ amount: 12 });
+      expect(reads).toBe(0);
+      ctx.emit('out');
+      expect(reads).toBeGreaterThan(0);
+      expect(ctx.signal).toBe(controller.signal);
     });
   });
 });

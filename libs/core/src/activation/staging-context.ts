@@ -36,6 +36,12 @@ export interface StagingContextInit {
   readonly cache: ReplayCache;
   readonly provider: ModelProvider;
   readonly memo: AttemptMemo;
+  /**
+   * Aborted when the attempt is abandoned. Read on first use, never in the constructor, so it may
+   * be a getter: Node creates an `AbortController`'s signal (an EventTarget with its listener map)
+   * on first access, and an attempt that neither stages, calls a model or tool, nor reads
+   * `ctx.signal` never needs one.
+   */
   readonly signal: AbortSignal;
   /** Monotonic ms for model-call durations (telemetry only). */
   readonly monotonicMs: () => number;
@@ -70,8 +76,8 @@ export class StagingContext implements ActivationContext {
   readonly resumeTimedOut: boolean;
   readonly snapshot: Uint8Array | undefined;
   readonly memory: WorkingMemory;
-  readonly signal: AbortSignal;
 
+  private readonly signalSource: Pick<StagingContextInit, 'signal'>;
   private readonly cache: ReplayCache;
   private readonly provider: ModelProvider;
   private readonly memo: AttemptMemo;
@@ -98,7 +104,7 @@ export class StagingContext implements ActivationContext {
     this.resumeTimedOut = init.resume?.timedOut ?? false;
     this.snapshot = init.resume?.snapshot;
     this.memory = init.memory;
-    this.signal = init.signal;
+    this.signalSource = init;
     this.cache = init.cache;
     this.provider = init.provider;
     this.memo = init.memo;
@@ -275,6 +281,10 @@ export class StagingContext implements ActivationContext {
       ...(usage ? { usage } : {}),
       digest: createHash('sha256').update(body).digest('hex'),
     };
+  }
+
+  get signal(): AbortSignal {
+    return this.signalSource.signal;
   }
 
   /** An abandoned (timed-out) attempt may keep running; it must not stage or call anything more. */

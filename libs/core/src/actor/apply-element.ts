@@ -241,7 +241,10 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
     cache: ReplayCache.fromBlob(base.llmCache, { nowMs: element.eventTimeMs }),
     provider: deps.provider,
     memo: deps.memo,
-    signal: controller.signal,
+    // A getter, read only when needed (see `StagingContextInit.signal`): most attempts never need a signal.
+    get signal() {
+      return controller.signal;
+    },
     monotonicMs: deps.monotonicMs,
     policy,
     ...(plan.resume ? { resume: plan.resume } : {}),
