@@ -1,9 +1,10 @@
 // The codec is the boundary between the core's documents and the bytes in AGENTS_STATE (invariant 7); schema-version handling and deterministic encoding are checked here, the frozen byte layouts in golden/.
 import fc from 'fast-check';
+import { v1 } from '#proto';
 import { describe, expect, it } from 'vitest';
 import { RetryableError } from '../errors/runtime-error.js';
 import { utf8Bytes } from '../testing/inbox-elements.js';
-import { CURRENT_STATE_SCHEMA_VERSION, emptyActorDocument, type ActorDocument } from './actor-document.js';
+import { CURRENT_STATE_SCHEMA_VERSION, emptyActorDocument, type ActorDocument, type CacheEntryDoc } from './actor-document.js';
 import { decodeActorDocument, encodeActorDocument, StateSchemaFromFuture } from './state-codec.js';
 import { MissingMigrationError, migrateToCurrent } from './state-migrations.js';
 
@@ -66,6 +67,70 @@ describe('state codec', () => {
         expect(hex(encodeActorDocument(decodeActorDocument(Uint8Array.from(bytes))))).toBe(hex(bytes));
       }),
       { seed: 1_234, numRuns: 100 },
+    );
+  });
+});
+
+/** The whole document through the generated encoder in one call: what encodeActorDocument must equal byte for byte. */
+function referenceEncoding(doc: ActorDocument): Uint8Array {
+  return v1.ActorState.encode({
+    stateSchemaVersion: doc.stateSchemaVersion,
+    agent: doc.agent,
+    entityKey: doc.entityKey,
+    seq: doc.seq,
+    lastAppliedSeq: doc.lastAppliedSeq,
+    ownerEpoch: doc.ownerEpoch,
+    memory: { entries: doc.memory.entries.map((e) => ({ key: e.key, value: e.value, lastAccessMs: e.lastAccessMs })), totalBytes: doc.memory.totalBytes },
+    llmCache: { entries: doc.llmCache.entries.map((e) => ({ ...e })), totalResponseBytes: doc.llmCache.totalResponseBytes },
+    continuation: null,
+    pending: [],
+    outbox: doc.outbox.map((o) => ({ subject: o.subject, msgId: o.msgId, payload: o.payload, headers: o.headers.map((h) => ({ ...h })) })),
+    timers: doc.timers.map((t) => ({ ...t })),
+    deferred: [],
+  }).finish();
+}
+
+const cacheEntries = fc.array(
+  fc.record({
+    cacheKey: fc.string(),
+    response: fc.uint8Array({ maxLength: 300 }),
+    responseDigest: fc.uint8Array({ maxLength: 32 }),
+    createdAtMs: fc.nat(),
+    lastAccessMs: fc.nat(),
+    digestOnly: fc.boolean(),
+  }),
+  { maxLength: 8 },
+);
+
+describe('state codec, replay-cache field', () => {
+  it('writes exactly what the generated encoder writes for the whole document, with or without a cache', () => {
+    fc.assert(
+      fc.property(cacheEntries, fc.nat(), documents, (entries, total, fields) => {
+        const doc: ActorDocument = {
+          ...base(),
+          seq: fields.seq,
+          memory: { entries: fields.entries, totalBytes: 0 },
+          llmCache: { entries, totalResponseBytes: total },
+          outbox: fields.outbox,
+          timers: [{ timerId: 'idle', kind: 2, dueAtMs: fields.lastAppliedSeq }],
+        };
+        expect(hex(encodeActorDocument(doc))).toBe(hex(referenceEncoding(doc)));
+      }),
+      { seed: 4_321, numRuns: 300 },
+    );
+  });
+
+  it('still writes the right bytes when a later document reuses some entries and replaces others', () => {
+    fc.assert(
+      fc.property(cacheEntries, cacheEntries, (first, replacements) => {
+        const before: ActorDocument = { ...base(), llmCache: { entries: first, totalResponseBytes: 1 } };
+        encodeActorDocument(before);
+        const kept: CacheEntryDoc[] = first.filter((_, i) => i % 2 === 0);
+        const after: ActorDocument = { ...base(), llmCache: { entries: [...kept, ...replacements], totalResponseBytes: 2 } };
+        expect(hex(encodeActorDocument(after))).toBe(hex(referenceEncoding(after)));
+        expect(hex(encodeActorDocument(before))).toBe(hex(referenceEncoding(before)));
+      }),
+      { seed: 8_765, numRuns: 200 },
     );
   });
 });

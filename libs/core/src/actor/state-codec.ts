@@ -3,6 +3,8 @@ import { RetryableError } from '../errors/runtime-error.js';
 import {
   CURRENT_STATE_SCHEMA_VERSION,
   type ActorDocument,
+  type CacheBlobDoc,
+  type CacheEntryDoc,
   type ContinuationDoc,
   type HeaderDoc,
   type IntentKind,
@@ -33,9 +35,16 @@ const EMPTY = new Uint8Array(0);
  * Encodes a document deterministically: fields in number order, zero values omitted, repeated
  * fields in document order, no maps. The same document always yields the same bytes, which the
  * golden tests pin so a release cannot silently change what sits in users' buckets.
+ *
+ * Every commit writes the whole document, and the replay cache (field 8) is most of it: up to
+ * `REPLAY_CACHE_MAX_ENTRIES` entries, of which a commit changes one or two. Each entry's
+ * encoding is therefore kept per entry object (documents and their entries are immutable values:
+ * a changed entry is a new object) and copied in as a length-delimited field, which is byte for
+ * byte what encoding the entry in place writes. The fields before and after it are encoded by
+ * the generated encoder into the same writer, in number order.
  */
 export function encodeActorDocument(doc: ActorDocument): Uint8Array {
-  const message: v1.ActorState.$Properties = {
+  const writer = v1.ActorState.encode({
     stateSchemaVersion: doc.stateSchemaVersion,
     agent: doc.agent,
     entityKey: doc.entityKey,
@@ -43,28 +52,58 @@ export function encodeActorDocument(doc: ActorDocument): Uint8Array {
     lastAppliedSeq: doc.lastAppliedSeq,
     ownerEpoch: doc.ownerEpoch,
     memory: { entries: doc.memory.entries.map((e) => ({ key: e.key, value: e.value, lastAccessMs: e.lastAccessMs })), totalBytes: doc.memory.totalBytes },
-    llmCache: {
-      entries: doc.llmCache.entries.map((e) => ({
-        cacheKey: e.cacheKey,
-        response: e.response,
-        responseDigest: e.responseDigest,
-        createdAtMs: e.createdAtMs,
-        lastAccessMs: e.lastAccessMs,
-        digestOnly: e.digestOnly,
+  });
+  writeLlmCache(writer, doc.llmCache);
+  v1.ActorState.encode(
+    {
+      continuation: doc.continuation === undefined ? null : encodeContinuation(doc.continuation),
+      pending: doc.pending.map(encodeIntent),
+      outbox: doc.outbox.map((o) => ({ subject: o.subject, msgId: o.msgId, payload: o.payload, headers: o.headers.map(encodeHeader) })),
+      timers: doc.timers.map((t) => ({ timerId: t.timerId, kind: t.kind, dueAtMs: t.dueAtMs })),
+      deferred: doc.deferred.map((d) => ({
+        inboxSeq: d.inboxSeq,
+        envelope: { entityKey: doc.entityKey, eventTimeMs: d.eventTimeMs, event: d.event },
+        headers: d.headers.map(encodeHeader),
       })),
-      totalResponseBytes: doc.llmCache.totalResponseBytes,
     },
-    continuation: doc.continuation === undefined ? null : encodeContinuation(doc.continuation),
-    pending: doc.pending.map(encodeIntent),
-    outbox: doc.outbox.map((o) => ({ subject: o.subject, msgId: o.msgId, payload: o.payload, headers: o.headers.map(encodeHeader) })),
-    timers: doc.timers.map((t) => ({ timerId: t.timerId, kind: t.kind, dueAtMs: t.dueAtMs })),
-    deferred: doc.deferred.map((d) => ({
-      inboxSeq: d.inboxSeq,
-      envelope: { entityKey: doc.entityKey, eventTimeMs: d.eventTimeMs, event: d.event },
-      headers: d.headers.map(encodeHeader),
-    })),
-  };
-  return v1.ActorState.encode(message).finish();
+    writer,
+  );
+  return writer.finish();
+}
+
+/** Field 8 of `ActorState` (`llm_cache`, an `LlmCacheBlob`), always present as the generated encoder writes it. */
+const LLM_CACHE_TAG = (8 << 3) | 2;
+/** Field 1 of `LlmCacheBlob` (`entries`). */
+const CACHE_ENTRY_TAG = (1 << 3) | 2;
+/** Field 2 of `LlmCacheBlob` (`total_response_bytes`, int64). */
+const CACHE_TOTAL_TAG = (2 << 3) | 0;
+
+function writeLlmCache(writer: ReturnType<typeof v1.ActorState.encode>, blob: CacheBlobDoc): void {
+  writer.uint32(LLM_CACHE_TAG).fork();
+  for (const entry of blob.entries) writer.uint32(CACHE_ENTRY_TAG).bytes(encodedCacheEntry(entry));
+  if (blob.totalResponseBytes !== 0) writer.uint32(CACHE_TOTAL_TAG).int64(blob.totalResponseBytes);
+  writer.ldelim();
+}
+
+/** The `LlmCacheEntry` encoding of each entry object encoded so far (held only while the entry lives). */
+const cacheEntryBytes = new WeakMap<CacheEntryDoc, Uint8Array>();
+
+function encodedCacheEntry(entry: CacheEntryDoc): Uint8Array {
+  let bytes = cacheEntryBytes.get(entry);
+  if (bytes === undefined) {
+    const encoded = v1.LlmCacheEntry.encode({
+      cacheKey: entry.cacheKey,
+      response: entry.response,
+      responseDigest: entry.responseDigest,
+      createdAtMs: entry.createdAtMs,
+      lastAccessMs: entry.lastAccessMs,
+      digestOnly: entry.digestOnly,
+    }).finish();
+    // A copy: the writer's result may be a view into a shared pool buffer, which the cache would pin.
+    bytes = new Uint8Array(encoded);
+    cacheEntryBytes.set(entry, bytes);
+  }
+  return bytes;
 }
 
 /**
