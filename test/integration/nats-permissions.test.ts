@@ -4,7 +4,8 @@
 // service connects with its own seed file through `nats.nkeySeedFile`, as the chart configures it.
 // The streams are provisioned by the CLI with the provisioning user, then the four services run the
 // examples (hello over HTTP, refund with its tool and its approval, facts and archivist on the
-// long-term tier with an idle key demoted), an erasure, and a SIGTERM of every service. A missing
+// long-term tier with an idle key demoted), a second activator joining and leaving and an ingress
+// standby taking over, an erasure, and a SIGTERM of every service. A missing
 // entry shows up as a `Publish Violation` or `Subscription Violation` line in the server log, which
 // must stay empty; the last test proves such a line is seen. The test's client and the CLI's
 // `erase` run as an extra, unrestricted operator user (the document publishes no list for them).
@@ -72,6 +73,8 @@ describe('the NATS permissions published in docs/helm.md', () => {
   let server: NatsServerHandle;
   let operator: AgentsClient;
   const services = new Map<ServiceName, ServiceHandle>();
+  /** Starts one more replica of `name` under its own user, configured as the first one was. */
+  let startReplica: (name: ServiceName) => Promise<ServiceHandle>;
 
   const cli = async (user: DocUser | 'operator', ...args: string[]): Promise<string> => {
     const env = { PATH: process.env.PATH ?? '', NATS_URL: server.url, AGENTS_PARTITIONS: String(PARTITIONS), AGENTS_CONFIG: configOf(user) };
@@ -110,7 +113,8 @@ describe('the NATS permissions published in docs/helm.md', () => {
       'memory-store': { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
       activator: { AGENTS_LONGTERM_ENABLED: 'true' },
     };
-    for (const name of SERVICES) services.set(name, await startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name) }));
+    startReplica = (name) => startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name) });
+    for (const name of SERVICES) services.set(name, await startReplica(name));
     operator = AgentsClient.fromConnection(await connectAs('operator'), { partitions: PARTITIONS });
   });
 
@@ -192,6 +196,31 @@ describe('the NATS permissions published in docs/helm.md', () => {
       if (demoted === undefined) await new Promise((r) => setTimeout(r, 50));
     }
     expect(decodeMemoryBlob(demoted!.value).entries.map((e) => e.key)).toEqual(['recent']);
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('moves partitions and the ingest lease between replicas: a join, a hand-back and an ingress takeover', async () => {
+    // A second activator joins: the first drains and hands partitions back, the newcomer takes
+    // them over (reading leases, resetting consumers, loading timer indexes) under its own user.
+    const first = services.get('activator')!;
+    const second = await startReplica('activator');
+    await second.waitForLine(/owns [1-9]\d* partitions/, 60_000);
+    await first.waitForLine(/released partition \d+ \(rebalance\)/, 30_000);
+    // A standby ingress, then the active one stops: the standby takes the ingest lease over.
+    const standby = await startReplica('ingress');
+    await standby.waitForLine(/ingress standing by/, 30_000);
+    await services.get('ingress')!.stop();
+    await standby.waitForLine(/ingress consuming AGENTS_INGEST/, 30_000);
+    services.set('ingress', standby);
+    // Keys on every partition go through the new ingress and both activators.
+    const keys = Array.from({ length: 12 }, (_, i) => `moved-${i}`);
+    const answers = await Promise.all(keys.map((key) => operator.publishAndWait('hello', key, { name: key }, { timeoutMs: 30_000 })));
+    expect(answers.map((a) => a.kind)).toEqual(keys.map(() => 'output'));
+    // The newcomer leaves again on SIGTERM: it drains, hands everything back and leaves the members bucket.
+    await second.stop();
+    expect(second.lines.some((line) => /released partition \d+ \(shutdown\)/.test(line))).toBe(true);
+    const again = await operator.publishAndWait('hello', 'moved-0', { name: 'again' }, { timeoutMs: 30_000 });
+    expect(again.kind).toBe('output');
     expect(await violations(server)).toEqual([]);
   });
 
