@@ -4,7 +4,7 @@
 // service connects with its own seed file through `nats.nkeySeedFile`, as the chart configures it.
 // The streams are provisioned by the CLI with the provisioning user, then the four services run the
 // examples (hello over HTTP, refund with its tool and its approval, facts and archivist on the
-// long-term tier with an idle key demoted), a second activator joining and leaving and an ingress
+// long-term tier with an idle key demoted), a second activator joining and leaving, a third killed, an ingress
 // standby taking over, an erasure, and a SIGTERM of every service. A missing
 // entry shows up as a `Publish Violation` or `Subscription Violation` line in the server log, which
 // must stay empty; the last test proves such a line is seen. The test's client and the CLI's
@@ -32,6 +32,7 @@ const SERVICES: readonly ServiceName[] = ['memory-store', 'activator', 'ingress'
 const DOC_USERS = ['provision', ...SERVICES] as const;
 type DocUser = (typeof DOC_USERS)[number];
 const PARTITIONS = 4;
+const LEASE_TTL_MS = 3_000;
 
 /** The fenced `text` block after the permissions heading of docs/helm.md: the published `authorization` block. */
 function publishedAuthorization(): string {
@@ -91,7 +92,8 @@ describe('the NATS permissions published in docs/helm.md', () => {
       publicKeys[user] = pair.getPublicKey();
       // What the chart renders for `nats.auth.method: nkey`: the seed mounted as a file, named by `nats.nkeySeedFile`.
       writeFileSync(join(dir, `${user}.seed`), pair.getSeed(), { mode: 0o600 });
-      writeFileSync(configOf(user), `nats:\n  nkeySeedFile: ${JSON.stringify(join(dir, `${user}.seed`))}\n`);
+      // A short lease TTL, so a SIGKILLed replica's leases lapse within the suite's budget.
+      writeFileSync(configOf(user), `nats:\n  nkeySeedFile: ${JSON.stringify(join(dir, `${user}.seed`))}\nactivator:\n  leaseTtlMs: ${LEASE_TTL_MS}\n`);
     }
     server = await startNatsServer({ extraConfig: serverAuthorization(publishedAuthorization(), publicKeys) });
 
@@ -199,7 +201,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
     expect(await violations(server)).toEqual([]);
   });
 
-  it('moves partitions and the ingest lease between replicas: a join, a hand-back and an ingress takeover', async () => {
+  it('moves partitions and the ingest lease between replicas: a join, a hand-back, a SIGKILL and an ingress takeover', async () => {
     // A second activator joins: the first drains and hands partitions back, the newcomer takes
     // them over (reading leases, resetting consumers, loading timer indexes) under its own user.
     const first = services.get('activator')!;
@@ -221,6 +223,15 @@ describe('the NATS permissions published in docs/helm.md', () => {
     expect(second.lines.some((line) => /released partition \d+ \(shutdown\)/.test(line))).toBe(true);
     const again = await operator.publishAndWait('hello', 'moved-0', { name: 'again' }, { timeoutMs: 30_000 });
     expect(again.kind).toBe('output');
+    // A third joins and is SIGKILLed: its leases lapse and the first takes its partitions back over
+    // (reading the dead member's leases and consumers, replacing them under new epochs).
+    const third = await startReplica('activator');
+    await third.waitForLine(/owns [1-9]\d* partitions/, 60_000);
+    const taken = first.lines.filter((line) => /acquired partition \d+/.test(line)).length;
+    await third.kill();
+    await expect.poll(() => first.lines.filter((line) => /acquired partition \d+/.test(line)).length - taken, { timeout: 6 * LEASE_TTL_MS, interval: 100 }).toBeGreaterThan(0);
+    const afterKill = await Promise.all(keys.map((key) => operator.publishAndWait('hello', key, { name: 'after the kill' }, { timeoutMs: 30_000 })));
+    expect(afterKill.map((a) => a.kind)).toEqual(keys.map(() => 'output'));
     expect(await violations(server)).toEqual([]);
   });
 
