@@ -4,8 +4,8 @@
 // service connects with its own seed file through `nats.nkeySeedFile`, as the chart configures it.
 // The streams are provisioned by the CLI with the provisioning user, then the four services run the
 // examples (hello over HTTP, refund with its tool and its approval, facts and archivist on the
-// long-term tier with an idle key demoted), a second activator joining and leaving, a third killed, an ingress
-// standby taking over, an erasure, and a SIGTERM of every service. A missing
+// long-term tier with an idle key demoted), a second activator joining and leaving, a third killed,
+// ingress standbys taking over from a stopped and a killed replica, an erasure, and a SIGTERM of every service. A missing
 // entry shows up as a `Publish Violation` or `Subscription Violation` line in the server log, which
 // must stay empty; the last test proves such a line is seen. The test's client and the CLI's
 // `erase` run as an extra, unrestricted operator user (the document publishes no list for them).
@@ -201,7 +201,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
     expect(await violations(server)).toEqual([]);
   });
 
-  it('moves partitions and the ingest lease between replicas: a join, a hand-back, a SIGKILL and an ingress takeover', async () => {
+  it('moves partitions and the ingest lease between replicas: a join, a hand-back, SIGKILLs, and ingress takeovers', async () => {
     // A second activator joins: the first drains and hands partitions back, the newcomer takes
     // them over (reading leases, resetting consumers, loading timer indexes) under its own user.
     const first = services.get('activator')!;
@@ -232,6 +232,13 @@ describe('the NATS permissions published in docs/helm.md', () => {
     await expect.poll(() => first.lines.filter((line) => /acquired partition \d+/.test(line)).length - taken, { timeout: 6 * LEASE_TTL_MS, interval: 100 }).toBeGreaterThan(0);
     const afterKill = await Promise.all(keys.map((key) => operator.publishAndWait('hello', key, { name: 'after the kill' }, { timeoutMs: 30_000 })));
     expect(afterKill.map((a) => a.kind)).toEqual(keys.map(() => 'output'));
+    // And the ingest lease after a SIGKILL of the consuming ingress: a fresh standby takes it once it lapses.
+    const spare = await startReplica('ingress');
+    await spare.waitForLine(/ingress standing by/, 30_000);
+    await services.get('ingress')!.kill();
+    await spare.waitForLine(/ingress consuming AGENTS_INGEST/, 6 * LEASE_TTL_MS);
+    services.set('ingress', spare);
+    expect((await operator.publishAndWait('hello', 'moved-1', { name: 'via the spare' }, { timeoutMs: 30_000 })).kind).toBe('output');
     expect(await violations(server)).toEqual([]);
   });
 
