@@ -148,6 +148,14 @@ describe('the NATS permissions published in docs/helm.md', () => {
     expect(await violations(server)).toEqual([]);
   });
 
+  it('turns an unreadable intent into an error record from the effector', async () => {
+    const errors = await collect(operator.nc, 'agents.errors.>');
+    await operator.js.publish('agents.intents.refund.refund', new TextEncoder().encode('not an intent'), { msgID: 'unreadable-intent-1' });
+    const [record] = await errors.waitForCount(1, 30_000);
+    expect(record!.subject).toBe('agents.errors._.malformed_input');
+    expect(await violations(server)).toEqual([]);
+  });
+
   it('refunds a small order through the effector', async () => {
     const answer = await operator.publishAndWait('refund', 'ada', { orderId: 'o-7', amount: 40 });
     expect(answer.kind).toBe('output');
