@@ -101,7 +101,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     });
     this.gate = gate;
     // Read before any partition is consumed: no activation of an entity paused earlier may start here.
-    this.pauses = await EntityPauses.open(erasures, (event) => gate.onPauseChange(event));
+    this.pauses = await EntityPauses.open(erasures, this.nats.jsm, this.topology.buckets.erasures, (event) => gate.onPauseChange(event));
     this.ownership = new OwnershipManager({
       memberId,
       partitions: this.topology.partitions,

@@ -72,7 +72,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
       provide: ENTITY_PAUSES,
       inject: [NatsService, TOPOLOGY, PROVISIONING],
       useFactory: async (nats: NatsService, topology: Topology): Promise<EntityPauses> =>
-        EntityPauses.open(await nats.bucket(topology.buckets.erasures)),
+        EntityPauses.open(await nats.bucket(topology.buckets.erasures), nats.jsm, topology.buckets.erasures),
     },
     {
       provide: INTENT_PROCESSOR,

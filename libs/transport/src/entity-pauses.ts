@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
+import { listKvKeys } from './kv-keys.js';
 
 /**
  * What an erasure writes under `<digest>` in `AGENTS_ERASURES` while it runs: enough to find the
@@ -55,14 +57,17 @@ export class EntityPauses {
   private constructor(
     private readonly kv: KV,
     private readonly listener: PauseListener,
+    private readonly listKeys: () => Promise<string[]>,
   ) {}
 
   /**
    * Opens the view: starts the watch, then lists the current markers, and resolves once both are
-   * applied. `listener` is called for every pause found and every change seen afterwards.
+   * applied. `listener` is called for every pause found and every change seen afterwards. The
+   * markers are listed from the bucket stream's subject index (`jsm`, `bucket`: see `listKvKeys`),
+   * never with `kv.keys()`, which can stall on 2.9 and would then hold up a service's start.
    */
-  static async open(kv: KV, listener: PauseListener = () => undefined): Promise<EntityPauses> {
-    const pauses = new EntityPauses(kv, listener);
+  static async open(kv: KV, jsm: JetStreamManager, bucket: string, listener: PauseListener = () => undefined): Promise<EntityPauses> {
+    const pauses = new EntityPauses(kv, listener, () => listKvKeys(jsm, bucket, '*'));
     await pauses.startWatch();
     await pauses.resync();
     pauses.resyncTimer = setInterval(() => {
@@ -111,8 +116,7 @@ export class EntityPauses {
 
   private async resync(): Promise<void> {
     if (this.stopped) return;
-    const keys: string[] = [];
-    for await (const key of await this.kv.keys('*')) keys.push(key);
+    const keys = await this.listKeys();
     const listed = new Set(keys);
     for (const key of keys) {
       const entry = await this.kv.get(key);

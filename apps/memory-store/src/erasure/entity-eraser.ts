@@ -5,7 +5,7 @@ import { decodeErrorRecord, decodeToolIntent, decodeToolResult } from '#core';
 import type { ErasureReport, EraseRequest, LongTermBackend } from '#longterm';
 import { v1 } from '#proto';
 import { encodeKeyToken, entityDigest, erasureScope, kvStreamName, kvSubject, type ErasureScope, type Topology } from '#routing';
-import { encodePauseMarker, decodePauseMarker } from '#transport';
+import { encodePauseMarker, decodePauseMarker, listKvKeys } from '#transport';
 import { ErasureIncomplete, ErasureTimedOut } from './erasure-errors.js';
 import { StreamScrubber, type ScannedMessage } from './stream-scrubber.js';
 
@@ -134,10 +134,10 @@ export class EntityEraser {
     const { deps } = this;
     const deadline = deps.nowMs() + deps.pauseTimeoutMs;
     for (;;) {
-      const members = await listKeys(deps.members);
+      const members = await liveKeys(deps.jsm, deps.members, deps.topology.buckets.members);
       let missing: string | undefined;
       for (const { digest } of keys) {
-        const acknowledged = new Set((await listKeys(deps.erasures, `${digest}.ack.>`)).map((key) => key.slice(`${digest}.ack.`.length)));
+        const acknowledged = new Set((await liveKeys(deps.jsm, deps.erasures, deps.topology.buckets.erasures, `${digest}.ack.>`)).map((key) => key.slice(`${digest}.ack.`.length)));
         missing = members.find((member) => !acknowledged.has(member));
         if (missing !== undefined) break;
       }
@@ -231,10 +231,15 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-async function listKeys(kv: KV, filter?: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const key of await kv.keys(filter)) keys.push(key);
-  return keys;
+/**
+ * The keys of `bucket` (matching `filter`) whose last message is a value, not a delete or purge
+ * marker. Listed from the stream's subject index (`listKvKeys`), not with `kv.keys()`: the members
+ * bucket is written every second by heartbeats, and there `kv.keys()` can stall on 2.9.
+ */
+async function liveKeys(jsm: JetStreamManager, kv: KV, bucket: string, filter = '>'): Promise<string[]> {
+  const live: string[] = [];
+  for (const key of await listKvKeys(jsm, bucket, filter)) if ((await kv.get(key))?.operation === 'PUT') live.push(key);
+  return live;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
