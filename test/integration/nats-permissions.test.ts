@@ -75,7 +75,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
   let operator: AgentsClient;
   const services = new Map<ServiceName, ServiceHandle>();
   /** Starts one more replica of `name` under its own user, configured as the first one was. */
-  let startReplica: (name: ServiceName) => Promise<ServiceHandle>;
+  let startReplica: (name: ServiceName, instanceId?: string) => Promise<ServiceHandle>;
 
   const cli = async (user: DocUser | 'operator', ...args: string[]): Promise<string> => {
     const env = { PATH: process.env.PATH ?? '', NATS_URL: server.url, AGENTS_PARTITIONS: String(PARTITIONS), AGENTS_CONFIG: configOf(user) };
@@ -104,7 +104,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
     const env = {
       NATS_URL: server.url,
       AGENTS_PARTITIONS: String(PARTITIONS),
-      AGENTS_MODULES: ['dist/examples/hello/hello.agent.js', 'dist/examples/refund/refund.agent.js', 'dist/examples/facts/facts.agent.js', 'test/fixtures/agents/archivist.agent.mjs'].join(','),
+      AGENTS_MODULES: ['dist/examples/hello/hello.agent.js', 'dist/examples/refund/refund.agent.js', 'dist/examples/facts/facts.agent.js', 'test/fixtures/agents/archivist.agent.mjs', 'test/fixtures/agents/counter.agent.mjs'].join(','),
       AGENTS_MODEL_SCRIPT: 'dist/examples/models/demo-model.js',
       AGENTS_TOOL_MODULES: 'dist/examples/refund/refund.tool.js',
       AGENTS_HTTP_PORT: '0',
@@ -115,8 +115,10 @@ describe('the NATS permissions published in docs/helm.md', () => {
       'memory-store': { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
       activator: { AGENTS_LONGTERM_ENABLED: 'true' },
     };
-    startReplica = (name) => startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name) });
-    for (const name of SERVICES) services.set(name, await startReplica(name));
+    startReplica = (name, instanceId) => startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name), ...(instanceId === undefined ? {} : { AGENTS_INSTANCE_ID: instanceId }) });
+    // Fixed activator ids make the rendezvous split deterministic: with pid-derived ids one member
+    // wins all 4 partitions one time in 8. a1/a2 and a1/a3 each split them 3:1.
+    for (const name of SERVICES) services.set(name, await startReplica(name, name === 'activator' ? 'a1' : undefined));
     operator = AgentsClient.fromConnection(await connectAs('operator'), { partitions: PARTITIONS });
   });
 
@@ -213,7 +215,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
     // A second activator joins: the first drains and hands partitions back, the newcomer takes
     // them over (reading leases, resetting consumers, loading timer indexes) under its own user.
     const first = services.get('activator')!;
-    const second = await startReplica('activator');
+    const second = await startReplica('activator', 'a2');
     await second.waitForLine(/owns [1-9]\d* partitions/, 60_000);
     await first.waitForLine(/released partition \d+ \(rebalance\)/, 30_000);
     // A standby ingress, then the active one stops: the standby takes the ingest lease over.
@@ -233,7 +235,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
     expect(again.kind).toBe('output');
     // A third joins and is SIGKILLed: its leases lapse and the first takes its partitions back over
     // (reading the dead member's leases and consumers, replacing them under new epochs).
-    const third = await startReplica('activator');
+    const third = await startReplica('activator', 'a3');
     await third.waitForLine(/owns [1-9]\d* partitions/, 60_000);
     const taken = first.lines.filter((line) => /acquired partition \d+/.test(line)).length;
     await third.kill();
@@ -256,6 +258,17 @@ describe('the NATS permissions published in docs/helm.md', () => {
     expect(report.erased).toMatchObject({ KV_AGENTS_STATE: 4, AGENTS_INTENTS: 1, KV_AGENTS_EFFECTS: 1 });
     expect(report.erased['longterm:sqlite']).toBeGreaterThan(0);
     expect((await cli('operator', 'state', 'hello', 'ada')).trim()).toBe('no committed state');
+    expect(await violations(server)).toEqual([]);
+  });
+
+  it('erases a key whose activation is running: the eraser waits for the activator\'s acknowledgement', async () => {
+    const out = await outputs('counter', 'busy');
+    await operator.publishEvent('counter', 'busy', { n: 0, sleepMs: 1_500 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const report = JSON.parse(await cli('operator', 'erase', 'busy', '--json')) as ErasureReport;
+    // The running activation finished (its output went out) before anything was erased, and what it committed went with the rest.
+    expect((await out.waitForCount(1, 10_000)).length).toBe(1);
+    expect(report.erased).toMatchObject({ KV_AGENTS_STATE: 1, AGENTS_OUTPUT: 1 });
     expect(await violations(server)).toEqual([]);
   });
 
