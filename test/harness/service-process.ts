@@ -48,6 +48,12 @@ function tracingDefaults(env: Record<string, string>): Record<string, string> {
   return configured ? {} : { OTEL_SDK_DISABLED: 'true' };
 }
 
+/** Services still running: killed when the test process exits, so a failed suite leaves no orphan. */
+const liveServices = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveServices) child.kill('SIGKILL');
+});
+
 /**
  * Starts a service with `env` (merged over a minimal environment) and waits until it is ready.
  * Fails with the captured output when it exits or times out first.
@@ -58,6 +64,8 @@ export async function startService(name: ServiceName, env: Record<string, string
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...tracingDefaults(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  liveServices.add(child);
+  child.once('exit', () => liveServices.delete(child));
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
   // A pipe chunk can end mid-line (under load it often does): keep each stream's unfinished tail

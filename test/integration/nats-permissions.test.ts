@@ -76,6 +76,8 @@ describe('the NATS permissions published in docs/helm.md', () => {
   const services = new Map<ServiceName, ServiceHandle>();
   /** Starts one more replica of `name` under its own user, configured as the first one was. */
   let startReplica: (name: ServiceName, instanceId?: string) => Promise<ServiceHandle>;
+  /** Every process started, so a failing test leaves none behind. */
+  const everyProcess: ServiceHandle[] = [];
 
   const cli = async (user: DocUser | 'operator', ...args: string[]): Promise<string> => {
     const env = { PATH: process.env.PATH ?? '', NATS_URL: server.url, AGENTS_PARTITIONS: String(PARTITIONS), AGENTS_CONFIG: configOf(user) };
@@ -115,7 +117,11 @@ describe('the NATS permissions published in docs/helm.md', () => {
       'memory-store': { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
       activator: { AGENTS_LONGTERM_ENABLED: 'true' },
     };
-    startReplica = (name, instanceId) => startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name), ...(instanceId === undefined ? {} : { AGENTS_INSTANCE_ID: instanceId }) });
+    startReplica = async (name, instanceId) => {
+      const handle = await startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name), ...(instanceId === undefined ? {} : { AGENTS_INSTANCE_ID: instanceId }) });
+      everyProcess.push(handle);
+      return handle;
+    };
     // Fixed activator ids make the rendezvous split deterministic: with pid-derived ids one member
     // wins all 4 partitions one time in 8. a1/a2 and a1/a3 each split them 3:1.
     for (const name of SERVICES) services.set(name, await startReplica(name, name === 'activator' ? 'a1' : undefined));
@@ -124,7 +130,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
 
   afterAll(async () => {
     await operator?.nc.close();
-    await Promise.all([...services.values()].map((s) => s.kill()));
+    await Promise.all(everyProcess.map((s) => s.kill()));
     await server?.stop();
     await rm(dir, { recursive: true, force: true });
   });
