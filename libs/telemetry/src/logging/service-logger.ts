@@ -58,6 +58,9 @@ let processLogger: Logger | undefined;
  * writes, so the lines before a crash are not lost.
  */
 export function serviceLogger(service: string, env: Readonly<Record<string, string | undefined>> = process.env): Logger {
-  processLogger ??= pino(serviceLoggerOptions(service, env));
+  // pino's default stdout stream is asynchronous and flushed on 'exit', which never fires when Nest
+  // re-raises SIGTERM after the shutdown hooks: the last lines of every graceful stop (its
+  // partition hand-backs) were lost. A synchronous destination writes each line as it is logged.
+  processLogger ??= pino(serviceLoggerOptions(service, env), pino.destination({ dest: 1, sync: true }));
   return processLogger;
 }
