@@ -81,3 +81,18 @@ export function assertRow(row: { readonly entityKey: Uint8Array; readonly agent:
   if (row.supersededBy !== '') assertKey(row.supersededBy, 'supersededBy');
   if (!(row.bytes instanceof Uint8Array) || row.bytes.byteLength === 0) throw new LongTermArgumentError('row bytes must be a non-empty encoded record');
 }
+
+/** The arguments of `load` and `history`: an entity scope, one key, the reader's time. */
+export function assertKeyLookup(scope: LongTermScope, key: string, nowMs: number): void {
+  assertScope(scope);
+  assertKey(key);
+  assertEpochMs(nowMs, 'nowMs');
+}
+
+/** The arguments of `search`: an entity scope, a key prefix, the reader's time, a bounded limit. */
+export function assertPrefixSearch(scope: LongTermScope, prefix: string, nowMs: number, limit: number): void {
+  assertScope(scope);
+  assertPrefix(prefix);
+  assertEpochMs(nowMs, 'nowMs');
+  assertLimit(limit);
+}

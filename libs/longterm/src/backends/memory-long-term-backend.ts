@@ -8,7 +8,7 @@ import { compareKeys } from '../key-order.js';
 import { MAX_HISTORY_LENGTH, type LongTermBackend } from '../long-term-backend.js';
 import { LongTermBackendKind } from '../long-term-backend-kind.js';
 import { rowFromRecord, type LongTermRow } from '../long-term-row.js';
-import { assertEntityKey, assertEpochMs, assertKey, assertLimit, assertPrefix, assertRow, assertScope } from '../long-term-validation.js';
+import { assertEntityKey, assertEpochMs, assertKeyLookup, assertLimit, assertPrefixSearch, assertRow } from '../long-term-validation.js';
 import { walkSupersedeChain } from '../lifecycle/supersede-chain.js';
 import { UpsertVerdict } from '../upsert-verdict.js';
 
@@ -23,17 +23,12 @@ export class MemoryLongTermBackend implements LongTermBackend {
   private closed = false;
 
   async load(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord | undefined> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     return this.live(scopeId(scope.entityKey, scope.agent), key, nowMs);
   }
 
   async search(scope: LongTermScope, prefix: string, nowMs: number, options: SearchOptions): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertPrefix(prefix);
-    assertEpochMs(nowMs, 'nowMs');
-    assertLimit(options.limit);
+    assertPrefixSearch(scope, prefix, nowMs, options.limit);
     this.assertOpen();
     const rows = [...(this.scopes.get(scopeId(scope.entityKey, scope.agent))?.values() ?? [])]
       .filter((row) => row.key.startsWith(prefix) && !isExpired(row, nowMs) && (options.includeSuperseded === true || row.supersededBy === ''))
@@ -60,9 +55,7 @@ export class MemoryLongTermBackend implements LongTermBackend {
   }
 
   async history(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     const id = scopeId(scope.entityKey, scope.agent);
     return walkSupersedeChain(
       key,

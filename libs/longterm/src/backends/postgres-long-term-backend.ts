@@ -13,7 +13,7 @@ import { MAX_HISTORY_LENGTH, type LongTermBackend } from '../long-term-backend.j
 import { LongTermBackendKind } from '../long-term-backend-kind.js';
 import { rowFromRecord, type LongTermRow } from '../long-term-row.js';
 import type { LongTermUri } from '../long-term-uri.js';
-import { assertEntityKey, assertEpochMs, assertKey, assertLimit, assertPrefix, assertRow, assertScope } from '../long-term-validation.js';
+import { assertEntityKey, assertEpochMs, assertKeyLookup, assertLimit, assertPrefixSearch, assertRow } from '../long-term-validation.js';
 import { walkSupersedeChain } from '../lifecycle/supersede-chain.js';
 import { UpsertVerdict } from '../upsert-verdict.js';
 import { asUnavailable, guarded } from './backend-failure.js';
@@ -103,17 +103,12 @@ export class PostgresLongTermBackend implements LongTermBackend {
   }
 
   async load(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord | undefined> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     return this.run('load', () => this.loadLive(scope, key, nowMs));
   }
 
   async search(scope: LongTermScope, prefix: string, nowMs: number, options: SearchOptions): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertPrefix(prefix);
-    assertEpochMs(nowMs, 'nowMs');
-    assertLimit(options.limit);
+    assertPrefixSearch(scope, prefix, nowMs, options.limit);
     const upper = prefix === '' ? undefined : prefixUpperBound(prefix);
     let query = this.table()
       .selectFrom(LONG_TERM_TABLE)
@@ -172,9 +167,7 @@ export class PostgresLongTermBackend implements LongTermBackend {
   }
 
   async history(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     return this.run('history', () =>
       walkSupersedeChain(
         key,

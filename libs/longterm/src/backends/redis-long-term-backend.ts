@@ -12,7 +12,7 @@ import { MAX_HISTORY_LENGTH, type LongTermBackend } from '../long-term-backend.j
 import { LongTermBackendKind } from '../long-term-backend-kind.js';
 import { rowFromBytes, rowFromRecord, type LongTermRow } from '../long-term-row.js';
 import type { LongTermUri } from '../long-term-uri.js';
-import { assertEntityKey, assertEpochMs, assertKey, assertLimit, assertPrefix, assertRow, assertScope } from '../long-term-validation.js';
+import { assertEntityKey, assertEpochMs, assertKeyLookup, assertLimit, assertPrefixSearch, assertRow } from '../long-term-validation.js';
 import { walkSupersedeChain } from '../lifecycle/supersede-chain.js';
 import { UpsertVerdict } from '../upsert-verdict.js';
 import { asUnavailable, guarded } from './backend-failure.js';
@@ -81,17 +81,12 @@ export class RedisLongTermBackend implements LongTermBackend {
   }
 
   async load(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord | undefined> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     return this.run('load', () => this.loadLive(scope, key, nowMs));
   }
 
   async search(scope: LongTermScope, prefix: string, nowMs: number, options: SearchOptions): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertPrefix(prefix);
-    assertEpochMs(nowMs, 'nowMs');
-    assertLimit(options.limit);
+    assertPrefixSearch(scope, prefix, nowMs, options.limit);
     const upper = prefix === '' ? undefined : prefixUpperBound(prefix);
     const min = prefix === '' ? '-' : `[${prefix}`;
     const max = upper === undefined ? '+' : `(${upper}`;
@@ -122,9 +117,7 @@ export class RedisLongTermBackend implements LongTermBackend {
   }
 
   async history(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     const base = this.scopeKey(scope.entityKey, scope.agent);
     return this.run('history', () =>
       walkSupersedeChain(

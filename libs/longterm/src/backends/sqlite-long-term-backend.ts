@@ -15,7 +15,7 @@ import { MAX_HISTORY_LENGTH, type LongTermBackend } from '../long-term-backend.j
 import { LongTermBackendKind } from '../long-term-backend-kind.js';
 import { rowFromRecord, type LongTermRow } from '../long-term-row.js';
 import type { LongTermUri } from '../long-term-uri.js';
-import { assertEntityKey, assertEpochMs, assertKey, assertLimit, assertPrefix, assertRow, assertScope } from '../long-term-validation.js';
+import { assertEntityKey, assertEpochMs, assertKeyLookup, assertLimit, assertPrefixSearch, assertRow } from '../long-term-validation.js';
 import { walkSupersedeChain } from '../lifecycle/supersede-chain.js';
 import { UpsertVerdict } from '../upsert-verdict.js';
 import { guarded } from './backend-failure.js';
@@ -94,17 +94,12 @@ export class SqliteLongTermBackend implements LongTermBackend {
   }
 
   async load(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord | undefined> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     return this.run('load', () => this.loadLive(scope, key, nowMs));
   }
 
   async search(scope: LongTermScope, prefix: string, nowMs: number, options: SearchOptions): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertPrefix(prefix);
-    assertEpochMs(nowMs, 'nowMs');
-    assertLimit(options.limit);
+    assertPrefixSearch(scope, prefix, nowMs, options.limit);
     const upper = prefix === '' ? undefined : prefixUpperBound(prefix);
     const sql = [
       `SELECT rec FROM ${LONG_TERM_TABLE} WHERE entity_key = ? AND agent = ? AND key >= ?`,
@@ -138,9 +133,7 @@ export class SqliteLongTermBackend implements LongTermBackend {
   }
 
   async history(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     const predecessors = `SELECT rec FROM ${LONG_TERM_TABLE} WHERE entity_key = ? AND agent = ? AND superseded_by = ? AND (expires_at_ms = 0 OR expires_at_ms > ?)`;
     return this.run('history', () =>
       walkSupersedeChain(

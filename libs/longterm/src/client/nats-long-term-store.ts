@@ -10,7 +10,7 @@ import { decodeLongTermRecord, ensureError, type HeaderDoc, LongTermUnavailable,
 import type { Topology } from '#routing';
 import { LongTermRequestRefused } from '../errors.js';
 import { rowFromRecord } from '../long-term-row.js';
-import { assertEntityKey, assertEpochMs, assertKey, assertLimit, assertPrefix, assertScope } from '../long-term-validation.js';
+import { assertEntityKey, assertKeyLookup, assertPrefixSearch } from '../long-term-validation.js';
 import { decodeMemoryResponse, encodeMemoryRequest, MemoryProtocolError, type MemoryRequest, type MemoryResults } from '../protocol/memory-protocol.js';
 import { MemoryOp } from '../protocol/memory-op.js';
 import type { UpsertVerdict } from '../upsert-verdict.js';
@@ -67,18 +67,13 @@ export class NatsLongTermStore implements LongTermStore {
   }
 
   async load(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord | undefined> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     const { record } = await this.call(MemoryOp.Load, { op: MemoryOp.Load, scope, key, nowMs });
     return record === null ? undefined : decodeLongTermRecord(record);
   }
 
   async search(scope: LongTermScope, prefix: string, nowMs: number, options: SearchOptions): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertPrefix(prefix);
-    assertEpochMs(nowMs, 'nowMs');
-    assertLimit(options.limit);
+    assertPrefixSearch(scope, prefix, nowMs, options.limit);
     const { records } = await this.call(MemoryOp.Search, {
       op: MemoryOp.Search,
       scope,
@@ -107,9 +102,7 @@ export class NatsLongTermStore implements LongTermStore {
 
   /** The supersede chain through `key` (see `LongTermBackend.history`). */
   async history(scope: LongTermScope, key: string, nowMs: number): Promise<LongTermRecord[]> {
-    assertScope(scope);
-    assertKey(key);
-    assertEpochMs(nowMs, 'nowMs');
+    assertKeyLookup(scope, key, nowMs);
     const { records } = await this.call(MemoryOp.History, { op: MemoryOp.History, scope, key, nowMs });
     return records.map(decodeLongTermRecord);
   }
