@@ -39,9 +39,7 @@ describe('suspended keys on a SIGKILLed activator', () => {
       // Suspend every key on the first activator: approvals with a deadline a few seconds ahead
       // (deadline = event time + timeoutMs), and tool calls (default 24 h deadline).
       const publishedAt = Date.now();
-      await Promise.all(
-        DEADLINE_KEYS.map((key) => cluster.client.publishEvent('lifecycle', key, { script: 'approval', timeoutMs: 60_000 }, { eventTimeMs: publishedAt - 60_000 + DEADLINE_AHEAD_MS })),
-      );
+      await Promise.all(DEADLINE_KEYS.map((key) => cluster.client.publishEvent('lifecycle', key, { script: 'approval', timeoutMs: DEADLINE_AHEAD_MS })));
       await Promise.all(TOOL_KEYS.map((key) => cluster.client.publishEvent('lifecycle', key, { script: 'tool', amount: 7 })));
       const intents = await waitUntil(
         async () => {

@@ -26,7 +26,8 @@ describe('the long-term tier', () => {
       env: { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
     });
     // As the chart runs it: the activator is told the tier is on, and never sees the store's URI.
-    await cluster.start('activator', { AGENTS_LONGTERM_URI: '', AGENTS_LONGTERM_ENABLED: 'true' });
+    // Idle keys expire 2 s after their last event (the clock is the server's: no back-dating).
+    await cluster.start('activator', { AGENTS_LONGTERM_URI: '', AGENTS_LONGTERM_ENABLED: 'true', FIXTURE_IDLE_TTL_MS: '2000' });
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -58,8 +59,8 @@ describe('the long-term tier', () => {
 
   it('demotes an idle key\'s working memory to the tier before wiping it', async () => {
     const out = await outputs('bob');
-    // The idle TTL counts from the event time: place this event so the key expires ~0.5 s from now.
-    await cluster.client.publishEvent('archivist', 'bob', 'old news', { eventTimeMs: Date.now() - 60_000 + 500 });
+    // The idle TTL counts from the event time: this key expires ~2 s from now.
+    await cluster.client.publishEvent('archivist', 'bob', 'old news');
     await out.waitForCount(1);
     const store = new NatsLongTermStore(cluster.client.nc, cluster.client.topology);
     const scope = { entityKey: keyFromText('bob'), agent: 'archivist' };
@@ -77,7 +78,7 @@ describe('the long-term tier', () => {
 
   it('wipes an idle key without onExpire and demotes nothing', async () => {
     const out = await outputs('eve', 'forgetful');
-    await cluster.client.publishEvent('forgetful', 'eve', 'old news', { eventTimeMs: Date.now() - 60_000 + 500 });
+    await cluster.client.publishEvent('forgetful', 'eve', 'old news');
     await out.waitForCount(1);
     const deadline = Date.now() + 15_000;
     while ((await committedMemory('forgetful', 'eve'))?.length !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -93,7 +94,7 @@ describe('the long-term tier', () => {
   it('holds an idle key intact through a tier outage during its expiry flush, and demotes it once the tier is back', async () => {
     const out = await outputs('fay');
     // Expires ~2 s from now; the tier goes down before that and stays down past the deadline.
-    await cluster.client.publishEvent('archivist', 'fay', 'kept through the outage', { eventTimeMs: Date.now() - 60_000 + 2_000 });
+    await cluster.client.publishEvent('archivist', 'fay', 'kept through the outage');
     await out.waitForCount(1);
     await cluster.services.get('memory-store')!.stop();
     await new Promise((r) => setTimeout(r, 4_000));

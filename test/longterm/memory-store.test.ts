@@ -69,7 +69,7 @@ describe('memory-store over NATS (sqlite backend)', () => {
   });
   afterAll(stopAll);
 
-  it('serves every op: upsert, load, search, history and erase', async () => {
+  it('serves every op: upsert, load, search and history; a raw erase is refused as an unknown op', async () => {
     const entity = newEntity();
     const scope = { entityKey: entity, agent: 'support' };
     const old = record(entity, 'fact/8h', { seq: 1 });
@@ -82,8 +82,10 @@ describe('memory-store over NATS (sqlite backend)', () => {
     expect(keysOf(await store.search(scope, '', T0, { limit: 2, includeSuperseded: true }))).toEqual(['case/1', 'fact/12h']);
     expect(keysOf(await store.history(scope, 'fact/12h', T0))).toEqual(['fact/8h', 'fact/12h']);
 
-    expect(await store.eraseEntity(entity)).toBe(3);
-    expect(await store.search(scope, '', T0, { limit: 10, includeSuperseded: true })).toEqual([]);
+    // Only the audited cascade (agents.admin.erase) erases: the memory op does not exist.
+    const raw = await nc.request(topology.memory('erase'), new TextEncoder().encode(JSON.stringify({ v: 1, entityKey: Buffer.from(entity).toString('base64') })), { timeout: 5_000 });
+    expect(decodeMemoryResponse(MemoryOp.Load, raw.data)).toMatchObject({ ok: false, error: { code: MemoryErrorCode.UnknownOp } });
+    expect(keysOf(await store.search(scope, '', T0, { limit: 10, includeSuperseded: true }))).toEqual(['case/1', 'fact/12h', 'fact/8h']);
   });
 
   it('refuses invalid arguments in the client, before any request', async () => {

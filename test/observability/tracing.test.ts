@@ -6,13 +6,16 @@
 // and the dropped spans are counted.
 import { createServer } from 'node:net';
 import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolIntent } from '#core';
 import { collect, readStream, startCluster, type TestCluster } from '../harness/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { eventually, opsUrl, scrape, value } from './prometheus-text.js';
+
+// Spans carry a digest of the key by default (AGENTS_TRACE_KEYS=digest), never the key itself.
+const K1_DIGEST = createHash('sha256').update('k-1').digest('hex').slice(0, 32);
 
 const text = new TextDecoder();
 const KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
@@ -90,14 +93,14 @@ describe('tracing: one trace per logical activation', () => {
     // publisher → ingress (event)
     const ingestEvent = one(spans, 'ingest of the event', (s) => s.name === 'ingest events traced');
     expect(ingestEvent).toMatchObject({ service: 'ingress', kind: KIND.consumer, parentSpanId: publisher.spanId });
-    expect(ingestEvent.attributes).toMatchObject({ 'agents.agent': 'traced', 'agents.key': 'k-1', 'agents.outcome': 'forwarded', 'agents.redelivered': false });
+    expect(ingestEvent.attributes).toMatchObject({ 'agents.agent': 'traced', 'agents.key': K1_DIGEST, 'agents.outcome': 'forwarded', 'agents.redelivered': false });
 
     // ingress → the activation that suspended
     const start = one(spans, 'starting activation', (s) => s.name === 'activate traced' && s.attributes['agents.resumed'] === false);
     expect(start).toMatchObject({ service: 'activator', kind: KIND.consumer, parentSpanId: ingestEvent.spanId });
     expect(start.attributes).toMatchObject({
       'agents.agent': 'traced',
-      'agents.key': 'k-1',
+      'agents.key': K1_DIGEST,
       'agents.seq': 0,
       'agents.status': 'suspended',
       'agents.outcome': 'applied',
@@ -127,7 +130,7 @@ describe('tracing: one trace per logical activation', () => {
     // activation → effector (through the intent message) → tool
     const execute = one(spans, 'tool execution', (s) => s.name === 'execute charge');
     expect(execute).toMatchObject({ service: 'effector', kind: KIND.consumer, parentSpanId: start.spanId });
-    expect(execute.attributes).toMatchObject({ 'agents.tool': 'charge', 'agents.agent': 'traced', 'agents.key': 'k-1', 'agents.outcome': 'published', 'agents.result.status': 'ok', 'agents.tool.executed': true, 'agents.tool.attempts': 1 });
+    expect(execute.attributes).toMatchObject({ 'agents.tool': 'charge', 'agents.agent': 'traced', 'agents.key': K1_DIGEST, 'agents.outcome': 'published', 'agents.result.status': 'ok', 'agents.tool.executed': true, 'agents.tool.attempts': 1 });
     expect(one(spans, 'tool run', (s) => s.name === 'tool charge').parentSpanId).toBe(execute.spanId);
 
     // effector → ingress (the result) → the resumed activation

@@ -73,8 +73,8 @@ describe('the suspension lifecycle', () => {
   it('resumes with a denial when the deadline passes first (deny), then orphans the late answer', async () => {
     const outputs = await outputsOf('lifecycle', 'dl1');
     const errors = await collect(cluster.client.nc, 'agents.errors.lifecycle.orphaned_result');
-    // The deadline is the event time plus the timeout: place it 400 ms from now.
-    await cluster.client.publishEvent('lifecycle', 'dl1', { script: 'approval', timeoutMs: 60_000 }, { eventTimeMs: Date.now() - 60_000 + 400 });
+    // The deadline is the server-stamped event time plus the timeout: 400 ms from now.
+    await cluster.client.publishEvent('lifecycle', 'dl1', { script: 'approval', timeoutMs: 400 });
     const [request] = await waitIntents('lifecycle', 'dl1', 1);
     expect(text.decode((await outputs.waitForCount(1))[0]!.data)).toBe('timeout-denied:approval');
     await cluster.client.publishApproval('lifecycle', 'dl1', { intentId: request!.intentId, approved: true, approver: 'late', reason: '', decidedAtMs: 1 });
@@ -84,7 +84,7 @@ describe('the suspension lifecycle', () => {
   it('ends the suspension with a hitl_timeout record under drop, running nothing', async () => {
     const outputs = await outputsOf('lifecycle-drop', 'dl2');
     const errors = await collect(cluster.client.nc, 'agents.errors.lifecycle-drop.hitl_timeout');
-    await cluster.client.publishEvent('lifecycle-drop', 'dl2', { script: 'approval', timeoutMs: 60_000 }, { eventTimeMs: Date.now() - 60_000 + 300 });
+    await cluster.client.publishEvent('lifecycle-drop', 'dl2', { script: 'approval', timeoutMs: 300 });
     const [record] = await errors.waitForCount(1);
     expect(decodeErrorRecord(record!.data)).toMatchObject({ reason: 'hitl_timeout', detail: 'seq=0' });
     expect(outputs.messages).toHaveLength(0);
@@ -92,7 +92,7 @@ describe('the suspension lifecycle', () => {
 
   it('escalates on the deadline to another channel at the next step, and the escalation answer resumes', async () => {
     const outputs = await outputsOf('lifecycle-escalate', 'dl3');
-    await cluster.client.publishEvent('lifecycle-escalate', 'dl3', { script: 'approval', timeoutMs: 60_000 }, { eventTimeMs: Date.now() - 60_000 + 300 });
+    await cluster.client.publishEvent('lifecycle-escalate', 'dl3', { script: 'approval', timeoutMs: 300 });
     const [original, escalation] = await waitIntents('lifecycle-escalate', 'dl3', 2);
     expect(escalation).toMatchObject({ kind: IntentKind.Approval, toolName: 'pager', stepIndex: 1, seq: 0, intentId: intentId('lifecycle-escalate', keyFromText('dl3'), 0, 1) });
     expect(JSON.parse(escalation!.argsJson)).toEqual({ escalation: 1, pending: [original!.intentId] });
@@ -143,7 +143,7 @@ describe('the suspension lifecycle', () => {
   it('survives an activator restart mid-suspension: the deadline still fires and results still resume', async () => {
     const timedOut = await outputsOf('lifecycle', 'rs1');
     const resumed = await outputsOf('lifecycle', 'rs2');
-    await cluster.client.publishEvent('lifecycle', 'rs1', { script: 'approval', timeoutMs: 60_000 }, { eventTimeMs: Date.now() - 60_000 + 2_500 });
+    await cluster.client.publishEvent('lifecycle', 'rs1', { script: 'approval', timeoutMs: 2_500 });
     await cluster.client.publishEvent('lifecycle', 'rs2', { script: 'tool' });
     const [intent] = await waitIntents('lifecycle', 'rs2', 1);
     await waitIntents('lifecycle', 'rs1', 1);

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AGENT_CATALOG, loadAgentModules, loadConfig, longTermEnabled, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { AGENT_CATALOG, assertAgentsFitConfig, loadAgentModules, loadConfig, longTermEnabled, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
 import {
   JetStreamOutboxPublisher,
@@ -32,7 +32,12 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
     {
       provide: AGENT_CATALOG,
       inject: [RUNTIME_CONFIG],
-      useFactory: (config: RuntimeConfig) => loadAgentModules(config.agentModules, process.cwd()),
+      // An agent the configuration cannot serve (onExpire without a long-term tier) fails the start.
+      useFactory: async (config: RuntimeConfig) => {
+        const agents = await loadAgentModules(config.agentModules, process.cwd());
+        assertAgentsFitConfig(agents, config);
+        return agents;
+      },
     },
     {
       provide: TOPOLOGY,

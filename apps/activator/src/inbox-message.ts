@@ -19,7 +19,10 @@ export type InboxRejection = { readonly problem: string };
  * agent; the envelope must agree with it (a mismatch is a corrupt message, never guessed at). An
  * `Agents-Direct` header marks an event a client published straight into the lane: the runtime
  * then validates it as ingress would have. A direct message that is not a readable envelope of its
- * subject is refused here like any other (the client library cannot produce one).
+ * subject is refused here like any other (the client library cannot produce one). A direct event's
+ * activation clock is the inbox message's stream timestamp, never the envelope's time the client
+ * wrote (fixed per message, so a redelivery decides identically); only runtime publishers (ingress,
+ * timer firings) are trusted to stamp the envelope.
  */
 export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInboxMessage | InboxRejection {
   const address = topology.parseInboxSubject(msg.subject);
@@ -37,16 +40,17 @@ export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInbox
   if (envelope.payload.kind !== kindOf(address.kind)) {
     return { problem: `envelope carries a ${envelope.payload.kind} on a ${address.kind} subject` };
   }
+  const direct = headerValue(msg.headers, HeaderName.Direct) !== undefined;
   return {
     address,
     stateKey: topology.stateKey(address.agent, address.token),
     element: {
       inboxSeq: msg.seq,
       entityKey: envelope.entityKey,
-      eventTimeMs: envelope.eventTimeMs,
+      eventTimeMs: direct ? Number(msg.timestampNanos / 1_000_000n) : envelope.eventTimeMs,
       payload: envelope.payload,
       headers: fromMsgHdrs(msg.headers),
-      ...(headerValue(msg.headers, HeaderName.Direct) !== undefined ? { direct: true } : {}),
+      ...(direct ? { direct: true } : {}),
       deliveries: msg.info.deliveryCount,
     },
   };

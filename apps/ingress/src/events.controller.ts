@@ -3,7 +3,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ErrorReason, HeaderName, type AgentDefinition, type HeaderDoc } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { encodeKeyToken, IngestLane, keyFromText, type Topology } from '#routing';
-import { AgentsAttribute, contextFromHeaders, withTraceContext } from '#telemetry';
+import { AgentsAttribute, keyAttribute, contextFromHeaders, withTraceContext } from '#telemetry';
 import { NatsService, TOPOLOGY, toMsgHdrs } from '#transport';
 import { decideIngest } from './ingest-decision.js';
 
@@ -77,7 +77,7 @@ export class EventsController {
     }
 
     const parent = contextFromHeaders(carried);
-    const span = tracer.startSpan(`POST ${lane}`, { kind: SpanKind.SERVER, attributes: { [AgentsAttribute.Lane]: lane, [AgentsAttribute.Agent]: agent, [AgentsAttribute.Key]: token } }, parent);
+    const span = tracer.startSpan(`POST ${lane}`, { kind: SpanKind.SERVER, attributes: { [AgentsAttribute.Lane]: lane, [AgentsAttribute.Agent]: agent, [AgentsAttribute.Key]: keyAttribute(token) } }, parent);
     try {
       const decision = decideIngest({ subject, data, headers: carried, ingestTimeMs: Date.now() }, this.agents, this.topology, this.config.ingress);
       if (decision.kind === 'reject') {

@@ -46,6 +46,13 @@ describe('decideIngest', () => {
     expect(decision.inboxSubject.endsWith('.hot.user-1=232.result')).toBe(true);
   });
 
+  it('stamps the activation clock from the ingest stream, keeping a back-dated client time only as an attribute', () => {
+    const backDated = String(1_700_000_000_000 - 3_600_000);
+    const decision = forwarded(decideIngest({ subject: 'agents.approvals.plain.k', data: utf8.encode('{"intentId":"i-1","approved":true}'), headers: [{ name: 'Agents-Event-Time', value: backDated }], ingestTimeMs: 1_700_000_000_000 }, agents, topology, limits));
+    expect(decodeInboxEnvelope(decision.envelope).eventTimeMs).toBe(1_700_000_000_000);
+    expect(decision.headers).toEqual(expect.arrayContaining([{ name: 'Agents-Event-Time', value: '1700000000000' }, { name: 'Agents-Client-Time', value: backDated }]));
+  });
+
   it('leaves the key of an agent without shards as published', () => {
     expect(forwarded(decide('agents.events.plain.user-1', utf8.encode('x'))).token).toBe('user-1');
   });

@@ -28,7 +28,7 @@ export interface IngestInput {
   readonly subject: string;
   readonly data: Uint8Array;
   readonly headers: readonly HeaderDoc[];
-  /** Ingest-stream timestamp in ms: the event time when the publisher sent none. */
+  /** Ingest-stream timestamp in ms: the activation clock of the element, whatever the publisher claims. */
   readonly ingestTimeMs: number;
 }
 
@@ -63,6 +63,8 @@ const carriedHeaders = new Set<string>([HeaderName.Traceparent, HeaderName.Trace
  * Validates one ingest message and decides where it goes. Pure: the same message always gets
  * the same decision, so a redelivery to ingress forwards (or refuses) identically. Checks, in
  * order: subject shape, known agent, key (header or subject token), size, event time, body. The
+ * element's clock is the ingest timestamp; a publisher's `Agents-Event-Time` only travels along as
+ * `Agents-Client-Time`. The
  * agent, key, size and event-validator rules are `#routing`'s event admission, which the activator
  * also applies to direct events. An event for an agent with `shards` is then forwarded to its
  * shard key `key#i` (events only: results and approvals already name the shard they answer).
@@ -108,13 +110,17 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   const tooLarge = payloadRefusal(input.data.length, limits);
   if (tooLarge !== undefined) return refuse(agent.name, entityKey, tooLarge, fallbackTime);
 
-  let eventTimeMs = fallbackTime;
+  // The activation clock is the server's stamp (the ingest stream's timestamp: fixed for the message,
+  // so a redelivery decides identically). The publisher's claimed time is validated and carried as
+  // an attribute only: trusting it would let a back-dated approval pass admission after its deadline.
+  const eventTimeMs = fallbackTime;
   const eventTime = header(HeaderName.EventTime);
+  let clientTime: HeaderDoc[] = [];
   if (eventTime !== undefined) {
     if (!/^\d{1,16}$/.test(eventTime.trim())) {
       return reject(agent.name, entityKey, ErrorReason.MalformedInput, `${HeaderName.EventTime} must be epoch milliseconds, got '${eventTime}'`, fallbackTime);
     }
-    eventTimeMs = Number(eventTime.trim());
+    clientTime = [{ name: HeaderName.ClientTime, value: eventTime.trim() }];
   }
 
   let payload: InboxPayload;
@@ -141,7 +147,7 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
     token,
     inboxSubject: topology.inbox(partition, agent.name, token, inboxKindOfLane(address.lane)),
     envelope: encodeInboxEnvelope({ entityKey, eventTimeMs, payload }),
-    headers: [{ name: HeaderName.EventTime, value: String(eventTimeMs) }, ...input.headers.filter((h) => carriedHeaders.has(h.name.toLowerCase()))],
+    headers: [{ name: HeaderName.EventTime, value: String(eventTimeMs) }, ...clientTime, ...input.headers.filter((h) => carriedHeaders.has(h.name.toLowerCase()))],
   };
 }
 

@@ -56,6 +56,12 @@ describe('MemoryRequestHandler', () => {
     expect(decodeMemoryResponse(MemoryOp.Load, reply.body)).toMatchObject({ ok: false, error: { code: MemoryErrorCode.UnknownOp, retryable: false } });
   });
 
+  it('serves no raw erase: only the audited cascade erases an entity', async () => {
+    const backend = new MemoryLongTermBackend();
+    const reply = await new MemoryRequestHandler(backend, 1_000).handle('erase', new TextEncoder().encode('{"v":1,"entityKey":"AQ=="}'));
+    expect(decodeMemoryResponse(MemoryOp.Load, reply.body)).toMatchObject({ ok: false, error: { code: MemoryErrorCode.UnknownOp, retryable: false } });
+  });
+
   it('maps a backend outage to unavailable, retryable', async () => {
     const handler = new MemoryRequestHandler(failing(new LongTermUnavailable('redis down')), 1_000);
     expect(await ask(handler, { op: MemoryOp.Load, scope, key: 'k', nowMs: 1 })).toEqual({ ok: false, error: { code: MemoryErrorCode.Unavailable, message: 'redis down', retryable: true } });
@@ -63,7 +69,7 @@ describe('MemoryRequestHandler', () => {
 
   it('answers deadline_exceeded, retryable, when the backend outlives the deadline', async () => {
     const handler = new MemoryRequestHandler(failing('hang'), 20);
-    expect(await ask(handler, { op: MemoryOp.Erase, entityKey: new Uint8Array([1]) })).toMatchObject({ ok: false, error: { code: MemoryErrorCode.DeadlineExceeded, retryable: true } });
+    expect(await ask(handler, { op: MemoryOp.History, scope, key: 'k', nowMs: 1 })).toMatchObject({ ok: false, error: { code: MemoryErrorCode.DeadlineExceeded, retryable: true } });
   });
 
   it('maps an unexpected failure to internal, retried like an outage', async () => {

@@ -41,7 +41,8 @@ export interface HandlerReply {
 /**
  * Serves the five ops over one backend. On retry / replay / crash: every op is safe to repeat —
  * reads are point-in-time, upserts are seq-guarded (a repeated batch converges on the same rows,
- * each batch applied atomically by the backend), erase is idempotent. A `deadline_exceeded` or
+ * each batch applied atomically by the backend). There is no raw erase here: `erase` is an unknown op,
+ * so nothing but the audited cascade (`EntityEraser`, paused and audited) removes an entity. A `deadline_exceeded` or
  * `unavailable` reply means the outcome is unknown and the client retries.
  */
 export class MemoryRequestHandler {
@@ -81,8 +82,6 @@ export class MemoryRequestHandler {
         const records = await this.backend.history(request.scope, request.key, request.nowMs);
         return encodeMemoryResult(MemoryOp.History, { records: records.map(encodeLongTermRecord) });
       }
-      case MemoryOp.Erase:
-        return encodeMemoryResult(MemoryOp.Erase, { erased: await this.backend.eraseEntity(request.entityKey) });
     }
   }
 

@@ -36,7 +36,11 @@ export type EntityKey = string | Uint8Array;
 
 /** Options of an event publish. */
 export interface PublishOptions {
-  /** Event time in epoch ms (default: the ingest timestamp; `Date.now()` for a direct publish). */
+  /**
+   * The client's own event time in epoch ms, sent as `Agents-Event-Time`. It is an attribute only:
+   * the runtime stamps the activation clock itself (the ingest or inbox stream timestamp), and
+   * carries this value on as `Agents-Client-Time`.
+   */
   readonly eventTimeMs?: number;
   /** Idempotency id: a republish with the same id inside the dedupe window is stored once. */
   readonly msgId?: string;

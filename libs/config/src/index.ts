@@ -20,5 +20,6 @@ export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';
 export { longTermEnabled } from './long-term-enabled.js';
 export type { ConfigSources } from './load-config.js';
 export { loadAgentModules, AgentModuleError } from './agent-modules.js';
+export { assertAgentsFitConfig } from './agent-requirements.js';
 export { loadToolModules, ToolModuleError } from './tool-modules.js';
 export { RUNTIME_CONFIG, AGENT_CATALOG } from './nest/runtime-config.token.js';

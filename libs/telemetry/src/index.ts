@@ -23,6 +23,8 @@ export { spanOutcomeMeterProvider, SPAN_PROCESSED_METRIC } from './tracing/span-
 export { derivedTraceId, startSpanInTrace, DerivedTraceIdGenerator } from './tracing/derived-trace-ids.js';
 export { contextFromHeaders, withTraceContext } from './tracing/trace-headers.js';
 export { AgentsAttribute, GenAiAttribute, MessagingAttribute } from './tracing/span-attribute.js';
+export { configureKeyAttribute, keyAttribute, keyDigest, KeyAttributeModeError } from './tracing/key-attribute.js';
+export type { KeyAttributeMode } from './tracing/key-attribute.js';
 
 // ops listener
 export { OpsServer } from './ops/ops-server.js';

@@ -1,4 +1,5 @@
 // Layer 1: the activation span is the parent of everything the commit publishes, and re-parenting happens once per delivery — an in-place retry commits byte-identical bytes inside one span that says it retried. Real OpenTelemetry SDK (in-memory exporter), in-memory ports, no broker.
+import { createHash } from 'node:crypto';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -93,7 +94,7 @@ describe('TracedActorRuntime', () => {
     const activation = spans.find((s) => s.name === 'activate echo');
     expect(activation?.spanContext().traceId).toBe(PUBLISHER.traceId);
     expect(activation?.parentSpanContext?.spanId).toBe(PUBLISHER.spanId);
-    expect(activation?.attributes).toMatchObject({ 'agents.key': 'k', 'agents.partition': 3, 'agents.status': 'completed', 'agents.seq': 0, 'agents.outputs': 1, 'agents.retried': false });
+    expect(activation?.attributes).toMatchObject({ 'agents.key': createHash('sha256').update('k').digest('hex').slice(0, 32), 'agents.partition': 3, 'agents.status': 'completed', 'agents.seq': 0, 'agents.outputs': 1, 'agents.retried': false });
     expect(spans.filter((s) => s.parentSpanContext?.spanId === activation?.spanContext().spanId).map((s) => s.name).sort()).toEqual(['outbox.publish', 'state.commit', 'state.load']);
     const traceparent = published[0]?.headers.find((h) => h.name === 'traceparent')?.value;
     expect(traceparent).toBe(`00-${PUBLISHER.traceId}-${activation?.spanContext().spanId}-01`);

@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { ActorRuntime, ensureError, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
-import { AgentsAttribute, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
+import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 import { TracedOutboxPublisher } from './traced-outbox-publisher.js';
 import { tracedLongTermStore } from './traced-long-term-store.js';
@@ -61,7 +61,7 @@ export class TracedActorRuntime extends ActorRuntime {
         kind: SpanKind.CONSUMER,
         attributes: {
           [AgentsAttribute.Agent]: scope.agent,
-          [AgentsAttribute.Key]: token,
+          [AgentsAttribute.Key]: keyAttribute(token),
           [AgentsAttribute.Partition]: this.telemetry.partitionOf(token),
           [AgentsAttribute.InboxSeq]: element.inboxSeq,
           [AgentsAttribute.ElementKind]: element.payload.kind,

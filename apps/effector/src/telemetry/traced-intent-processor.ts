@@ -1,7 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { AGENT_NAME_PATTERN, ensureError } from '#core';
 import { encodeKeyToken, UNNAMED_AGENT } from '#routing';
-import { AgentsAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, withLogFields, withTraceContext, type EffectorMetrics } from '#telemetry';
+import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, withLogFields, withTraceContext, type EffectorMetrics } from '#telemetry';
 import type { DecodedDelivery } from '../intent-delivery.js';
 import type { IntentOutcome } from '../intent-outcome.js';
 import { IntentProcessor, type IntentProcessorDeps, type ProcessScope } from '../intent-processor.js';
@@ -49,7 +49,7 @@ export class TracedIntentProcessor extends IntentProcessor {
       ...(intent !== undefined
         ? { [AgentsAttribute.IntentId]: intent.intentId, [AgentsAttribute.Agent]: intent.agent, [AgentsAttribute.Tool]: intent.toolName, [AgentsAttribute.Seq]: intent.seq }
         : {}),
-      ...(key !== undefined ? { [AgentsAttribute.Key]: key } : {}),
+      ...(key !== undefined ? { [AgentsAttribute.Key]: keyAttribute(key) } : {}),
     };
     const span = startSpanInTrace(
       effectorTracer,

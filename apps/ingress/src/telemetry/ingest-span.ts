@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opent
 import type { JsMsg } from '@nats-io/jetstream';
 import type { HeaderDoc } from '#core';
 import type { Topology } from '#routing';
-import { AgentsAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, withTraceContext, type IngressMetrics } from '#telemetry';
+import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, withTraceContext, type IngressMetrics } from '#telemetry';
 import type { IngestDecision } from '../ingest-decision.js';
 
 const tracer = trace.getTracer('nats-agents/ingress');
@@ -44,7 +44,7 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
         [AgentsAttribute.IngestSeq]: msg.seq,
         [AgentsAttribute.Deliveries]: deliveries,
         [AgentsAttribute.Redelivered]: deliveries > 1,
-        ...(decision.kind === 'forward' ? { [AgentsAttribute.Key]: decision.token } : {}),
+        ...(decision.kind === 'forward' ? { [AgentsAttribute.Key]: keyAttribute(decision.token) } : {}),
       },
     },
     parent,

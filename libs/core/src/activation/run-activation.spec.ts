@@ -30,7 +30,7 @@ function attempt(handler: AgentHandler, timeoutMs = 30_000, timers = new ManualT
     signal: controller.signal,
     monotonicMs: timers.monotonicMs,
   });
-  return { result: runActivation(handler, ctx, { timeoutMs, timers, controller }), timers, controller };
+  return { result: runActivation(handler, ctx, { timeoutMs, timers, controller, monotonicMs: timers.monotonicMs }), timers, controller };
 }
 
 describe('runActivation', () => {
@@ -38,6 +38,32 @@ describe('runActivation', () => {
     const { result, timers } = attempt(() => ({ kind: 'complete', output: 'done' }));
     await expect(result).resolves.toEqual({ kind: 'completed', outcome: { kind: 'complete', output: 'done' } });
     expect(timers.pending).toBe(0);
+  });
+
+  it('times out a synchronous handler that returns after its deadline, whatever it returned (the timer could not pre-empt it)', async () => {
+    const timers = new ManualTimers();
+    const { result } = attempt(
+      () => {
+        timers.stall(30_001);
+        return { kind: 'complete', output: 'too late' };
+      },
+      30_000,
+      timers,
+    );
+    await expect(result).resolves.toEqual({ kind: 'timed_out', timeoutMs: 30_000 });
+  });
+
+  it('times out a synchronous handler that throws after its deadline', async () => {
+    const timers = new ManualTimers();
+    const { result } = attempt(
+      () => {
+        timers.stall(30_001);
+        throw new Error('late');
+      },
+      30_000,
+      timers,
+    );
+    await expect(result).resolves.toEqual({ kind: 'timed_out', timeoutMs: 30_000 });
   });
 
   it('reports a suspension', async () => {

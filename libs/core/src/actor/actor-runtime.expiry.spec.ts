@@ -89,6 +89,27 @@ describe('idle TTL', () => {
     expect(h.doc('keeper', 'k')?.memory.entries).toEqual([]);
   });
 
+  it('gives the demoted memory the retention of its type, so it expires like any episodic record', async () => {
+    const longterm = new InMemoryLongTermStore();
+    const h = new ActorHarness({ agents: [keeper({ memory: { idleTtlMs: TTL, onExpire: 'flush-to-longterm' } })], longterm: { store: longterm } });
+    await h.send('keeper', 'k', 'a', { eventTimeMs: T0 });
+    const timer = idleTimer(h)!;
+    await h.process('keeper', timerFiring(10, 'k', timer));
+    expect(longterm.row(scope, 'working_memory')?.expiresAtMs).toBe(timer.dueAtMs + 90 * 86_400_000);
+  });
+
+  it('gives the demoted memory the operator override of the episodic retention', async () => {
+    const longterm = new InMemoryLongTermStore();
+    const h = new ActorHarness({
+      agents: [keeper({ memory: { idleTtlMs: TTL, onExpire: 'flush-to-longterm' } })],
+      longterm: { store: longterm, retentionMs: { episodic: 3_600_000 } },
+    });
+    await h.send('keeper', 'k', 'a', { eventTimeMs: T0 });
+    const timer = idleTimer(h)!;
+    await h.process('keeper', timerFiring(10, 'k', timer));
+    expect(longterm.row(scope, 'working_memory')?.expiresAtMs).toBe(timer.dueAtMs + 3_600_000);
+  });
+
   it('ignores idle timers left behind when the agent no longer sets a TTL', async () => {
     const h = new ActorHarness({ agents: [keeper({ memory: {} })] });
     await h.send('keeper', 'k', 'a', { eventTimeMs: T0 });

@@ -20,7 +20,7 @@ import type { LongTermRecord } from '../longterm/long-term-record.js';
 import type { LongTermStore } from '../longterm/long-term-store.js';
 import { StagedLongTerm } from '../longterm/staged-long-term.js';
 import { LongTermNotConfigured } from '../longterm/long-term-not-configured.js';
-import { MemoryType } from '../longterm/memory-type.js';
+import { MemoryType, retentionFor } from '../longterm/memory-type.js';
 import { EXPIRED_MEMORY_KEY } from '../agent/memory-policy.js';
 import { encodeMemoryBlob } from './state-codec.js';
 import { ReplayCache } from '../replay/replay-cache.js';
@@ -262,7 +262,7 @@ async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspe
           await summarizeIfDue(memory, (request) => ctx.callModel(request), summarize);
           return outcome;
         };
-  const result = await runActivation(handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller });
+  const result = await runActivation(handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller, monotonicMs: deps.monotonicMs });
   const carried = traceHeaders(element.headers);
 
   const failureBase = plan.failureBase ?? base;
@@ -512,6 +512,8 @@ function expire(state: ActorDocument, element: InboxElement, deps: ApplyDeps): A
     deferred: [],
     outbox,
   };
+  // The demoted record follows its type's retention (operator overrides included), like any save.
+  const retention = retentionFor(MemoryType.Episodic, deps.longterm?.retentionMs);
   const upserts: LongTermRecord[] = flush
     ? [
         {
@@ -522,7 +524,7 @@ function expire(state: ActorDocument, element: InboxElement, deps: ApplyDeps): A
           seq: state.seq,
           updatedAtMs: element.eventTimeMs,
           type: MemoryType.Episodic,
-          expiresAtMs: 0,
+          expiresAtMs: retention > 0 ? element.eventTimeMs + retention : 0,
           supersededBy: '',
           supersededAtMs: 0,
           confidence: 0,

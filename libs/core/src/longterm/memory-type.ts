@@ -30,6 +30,15 @@ export const DEFAULT_RETENTION_MS: Readonly<Record<string, number>> = {
   [MemoryType.Procedural]: 0,
 };
 
+/**
+ * The retention of `type` in ms (0 = indefinite): the operator's override when one is set, else the
+ * default, else indefinite. Pure; every writer of a typed record (a save, the expiry demotion) asks
+ * here, so the two cannot disagree.
+ */
+export function retentionFor(type: string, overrides?: Readonly<Record<string, number>>): number {
+  return overrides?.[type] ?? DEFAULT_RETENTION_MS[type] ?? 0;
+}
+
 /** The type a save gets when it names none. */
 export const DEFAULT_MEMORY_TYPE: string = MemoryType.Fact;
 

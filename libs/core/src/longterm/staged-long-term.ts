@@ -2,7 +2,7 @@ import { ToolArgumentError } from '../tools/tool-errors.js';
 import { toEntry, type LongTermApi, type LongTermEntry, type SaveOptions } from './long-term-api.js';
 import { isExpired, type LongTermRecord } from './long-term-record.js';
 import type { LongTermScope, LongTermStore } from './long-term-store.js';
-import { DEFAULT_MEMORY_TYPE, DEFAULT_RETENTION_MS, MEMORY_TYPE_PATTERN } from './memory-type.js';
+import { DEFAULT_MEMORY_TYPE, MEMORY_TYPE_PATTERN, retentionFor } from './memory-type.js';
 
 /** What one attempt's long-term view is built from. */
 export interface StagedLongTermInit {
@@ -54,7 +54,7 @@ export class StagedLongTerm implements LongTermApi {
     if (options.confidence !== undefined && !(options.confidence >= 0 && options.confidence <= 1)) {
       throw new ToolArgumentError('longterm.save', `confidence must be within [0, 1], got ${options.confidence}`);
     }
-    const retention = options.ttlMs ?? this.init.retentionMs?.[type] ?? DEFAULT_RETENTION_MS[type] ?? 0;
+    const retention = options.ttlMs ?? retentionFor(type, this.init.retentionMs);
     if (!Number.isFinite(retention) || retention < 0) throw new ToolArgumentError('longterm.save', `ttlMs must be a non-negative number, got ${retention}`);
     this.staged.set(key, {
       entityKey: this.init.scope.entityKey,

@@ -47,6 +47,14 @@ export class ManualTimers implements Timers {
   /** The manual clock in ms (use as `monotonicMs`). */
   readonly monotonicMs = (): number => this.now;
 
+  /**
+   * Moves the clock by `ms` without firing anything: what a synchronous handler that blocks the
+   * event loop does to the real clock (timers come due but cannot run until it returns).
+   */
+  stall(ms: number): void {
+    this.now += ms;
+  }
+
   /** Timers scheduled and neither fired nor cancelled. */
   get pending(): number {
     return this.scheduled.size;

@@ -6,8 +6,15 @@
 export const HeaderName = {
   /** JetStream idempotent-publish id; every runtime publish carries a derived one. */
   MsgId: 'Nats-Msg-Id',
-  /** The element's event time in epoch milliseconds (decimal). Absent: the ingest timestamp. */
+  /**
+   * The element's event time in epoch milliseconds (decimal). A publisher may send it, but it is
+   * never the activation clock: the runtime stamps that from the stream (the ingest or inbox
+   * message's own timestamp), so a client cannot back-date an approval past its deadline or read
+   * expired records. What the runtime writes here on the inbox lane is its own stamp.
+   */
   EventTime: 'Agents-Event-Time',
+  /** The publisher's own `Agents-Event-Time`, carried on the inbox message as an attribute only (never a decision input). */
+  ClientTime: 'Agents-Client-Time',
   /** The entity key when it is not subject-safe (UTF-8 text, or base64 with Agents-Key-Encoding). */
   Key: 'Agents-Key',
   /** `base64` when Agents-Key carries arbitrary bytes; absent means UTF-8 text. */

@@ -10,7 +10,7 @@ import { decodeLongTermRecord, ensureError, type HeaderDoc, LongTermUnavailable,
 import type { Topology } from '#routing';
 import { LongTermRequestRefused } from '../errors.js';
 import { rowFromRecord } from '../long-term-row.js';
-import { assertEntityKey, assertKeyLookup, assertPrefixSearch } from '../long-term-validation.js';
+import { assertKeyLookup, assertPrefixSearch } from '../long-term-validation.js';
 import { decodeMemoryResponse, encodeMemoryRequest, MemoryProtocolError, type MemoryRequest, type MemoryResults } from '../protocol/memory-protocol.js';
 import { MemoryOp } from '../protocol/memory-op.js';
 import type { UpsertVerdict } from '../upsert-verdict.js';
@@ -105,13 +105,6 @@ export class NatsLongTermStore implements LongTermStore {
     assertKeyLookup(scope, key, nowMs);
     const { records } = await this.call(MemoryOp.History, { op: MemoryOp.History, scope, key, nowMs });
     return records.map(decodeLongTermRecord);
-  }
-
-  /** Erases every row of `entityKey` in the service's backend; returns how many. Idempotent. */
-  async eraseEntity(entityKey: Uint8Array): Promise<number> {
-    assertEntityKey(entityKey);
-    const { erased } = await this.call(MemoryOp.Erase, { op: MemoryOp.Erase, entityKey });
-    return erased;
   }
 
   private async call<O extends MemoryOp>(op: O, request: MemoryRequest & { op: O }): Promise<MemoryResults[O]> {

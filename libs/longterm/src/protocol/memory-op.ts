@@ -1,6 +1,8 @@
 /**
  * The operations of the memory-store service: the last token of its request subject
- * `<prefix>.memory.<op>` (`topology.memory(op)`).
+ * `<prefix>.memory.<op>` (`topology.memory(op)`). There is deliberately no raw erase: an entity is
+ * erased only by the audited cascade on `<prefix>.admin.erase` (pause first, audit record after),
+ * so a request on `<prefix>.memory.erase` is answered `unknown_op`.
  */
 export const MemoryOp = {
   /** One record by key, or null (absent or expired). */
@@ -11,8 +13,6 @@ export const MemoryOp = {
   Upsert: 'upsert',
   /** The supersede chain through one key. */
   History: 'history',
-  /** Every row of one entity, all agents, in the service's backend. */
-  Erase: 'erase',
 } as const;
 export type MemoryOp = (typeof MemoryOp)[keyof typeof MemoryOp];
 

@@ -14,7 +14,6 @@ describe('memory-store protocol', () => {
       { op: MemoryOp.Search, scope, prefix: 'case/', nowMs: 5, limit: 20, includeSuperseded: true },
       { op: MemoryOp.Upsert, records: [new Uint8Array([8, 1]), new Uint8Array([])] },
       { op: MemoryOp.History, scope, key: 'fact/a', nowMs: 5 },
-      { op: MemoryOp.Erase, entityKey: new Uint8Array([9]) },
     ];
     for (const request of requests) expect(decodeMemoryRequest(request.op, encodeMemoryRequest(request))).toEqual(request);
   });
@@ -44,7 +43,7 @@ describe('memory-store protocol', () => {
     expect(decodeMemoryResponse(MemoryOp.Search, encodeMemoryResult(MemoryOp.Search, { records: [new Uint8Array([1, 2])] }))).toEqual({ ok: true, result: { records: [new Uint8Array([1, 2])] } });
     expect(decodeMemoryResponse(MemoryOp.Upsert, encodeMemoryResult(MemoryOp.Upsert, { verdicts: ['applied', 'stale'] }))).toEqual({ ok: true, result: { verdicts: ['applied', 'stale'] } });
     const error = { code: MemoryErrorCode.Unavailable, message: 'redis down', retryable: true };
-    expect(decodeMemoryResponse(MemoryOp.Erase, encodeMemoryError(error))).toEqual({ ok: false, error });
+    expect(decodeMemoryResponse(MemoryOp.History, encodeMemoryError(error))).toEqual({ ok: false, error });
   });
 
   it('retries outages and deadlines, never caller mistakes', () => {

@@ -39,8 +39,7 @@ export type MemoryRequest =
       readonly includeSuperseded: boolean;
     }
   | { readonly op: typeof MemoryOp.Upsert; readonly records: readonly Uint8Array[] }
-  | { readonly op: typeof MemoryOp.History; readonly scope: LongTermScope; readonly key: string; readonly nowMs: number }
-  | { readonly op: typeof MemoryOp.Erase; readonly entityKey: Uint8Array };
+  | { readonly op: typeof MemoryOp.History; readonly scope: LongTermScope; readonly key: string; readonly nowMs: number };
 
 /** The result of each op. */
 export interface MemoryResults {
@@ -48,7 +47,6 @@ export interface MemoryResults {
   readonly search: { readonly records: readonly Uint8Array[] };
   readonly upsert: { readonly verdicts: readonly UpsertVerdict[] };
   readonly history: { readonly records: readonly Uint8Array[] };
-  readonly erase: { readonly erased: number };
 }
 
 /** An error response's body. */
@@ -108,8 +106,6 @@ export function encodeMemoryRequest(request: MemoryRequest): Uint8Array {
       return json({ v, scope: wireScope(request.scope), prefix: request.prefix, nowMs: request.nowMs, limit: request.limit, includeSuperseded: request.includeSuperseded });
     case MemoryOp.Upsert:
       return json({ v, records: request.records.map(toB64) });
-    case MemoryOp.Erase:
-      return json({ v, entityKey: toB64(request.entityKey) });
   }
 }
 
@@ -135,8 +131,6 @@ export function decodeMemoryRequest(op: MemoryOp, body: Uint8Array): MemoryReque
       return { op, scope: scope(), prefix: data.prefix as string, nowMs: data.nowMs as number, limit: data.limit as number, includeSuperseded: data.includeSuperseded === true };
     case MemoryOp.Upsert:
       return { op, records: (data.records as string[]).map(fromB64) };
-    case MemoryOp.Erase:
-      return { op, entityKey: fromB64(data.entityKey as string) };
   }
 }
 
@@ -175,7 +169,6 @@ function wireResult(op: MemoryOp, result: MemoryResults[MemoryOp]): unknown {
     case MemoryOp.History:
       return { records: (result as MemoryResults['search']).records.map(toB64) };
     case MemoryOp.Upsert:
-    case MemoryOp.Erase:
       return result;
   }
 }
@@ -188,7 +181,6 @@ function fromWireResult<O extends MemoryOp>(op: O, wire: Record<string, unknown>
     case MemoryOp.History:
       return { records: (wire.records as string[]).map(fromB64) } as unknown as MemoryResults[O];
     case MemoryOp.Upsert:
-    case MemoryOp.Erase:
       return wire as unknown as MemoryResults[O];
   }
 }

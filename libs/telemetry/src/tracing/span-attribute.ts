@@ -1,13 +1,13 @@
 /**
  * The span attributes the runtime writes: a closed vocabulary, so dashboards and trace searches
- * (Jaeger: `agents.key=order-42`) can rely on the names. Keys appear as their canonical key token
- * (the subject-safe encoding, readable for ordinary keys); payloads, arguments and model messages
- * NEVER appear in a span.
+ * (Jaeger: `agents.key=<digest>`) can rely on the names. Keys appear as a digest of their key token
+ * by default, or as the token itself under `AGENTS_TRACE_KEYS=token` (see `keyAttribute`); payloads,
+ * arguments and model messages NEVER appear in a span.
  */
 export const AgentsAttribute = {
   /** The agent name. */
   Agent: 'agents.agent',
-  /** The entity key as its key token (never the raw bytes of a non-text key, never a payload). */
+  /** The entity key: a digest of its key token by default, the token under `AGENTS_TRACE_KEYS=token` (see `keyAttribute`); never raw bytes. */
   Key: 'agents.key',
   /** The inbox partition of the key. */
   Partition: 'agents.partition',

@@ -3,6 +3,7 @@ import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/export
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { DerivedTraceIdGenerator, installTraceIdGenerator } from './derived-trace-ids.js';
+import { configureKeyAttribute } from './key-attribute.js';
 import { spanOutcomeMeterProvider } from './span-outcome-meter.js';
 import { TracingMetrics } from './tracing-metrics.js';
 
@@ -56,6 +57,8 @@ let current: Tracing | undefined;
 export function startTracing(options: TracingOptions): Tracing {
   if (current !== undefined) return current;
   const env = options.env;
+  // Before any span: how keys appear in them (a digest unless AGENTS_TRACE_KEYS=token).
+  const keyMode = configureKeyAttribute(env);
   const metrics = new TracingMetrics();
   const off = (why: string): Tracing => ({ enabled: false, description: `tracing off (${why})`, metrics, shutdown: () => Promise.resolve() });
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return (current = off('OTEL_SDK_DISABLED=true'));
@@ -92,7 +95,7 @@ export function startTracing(options: TracingOptions): Tracing {
   let stopped: Promise<void> | undefined;
   const tracing: Tracing = {
     enabled: true,
-    description: `tracing on: OTLP ${protocol} to ${endpoint}${note}, queue ${batching.maxQueueSize}, batches of ${batching.maxExportBatchSize} every ${batching.scheduledDelayMillis} ms`,
+    description: `tracing on: OTLP ${protocol} to ${endpoint}${note}, keys as ${keyMode}, queue ${batching.maxQueueSize}, batches of ${batching.maxExportBatchSize} every ${batching.scheduledDelayMillis} ms`,
     metrics,
     shutdown(timeoutMs = 500) {
       stopped ??= new Promise<void>((resolve) => {
