@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
-import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { KeyMailbox, type ActorRuntime } from '#core';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { ActorRuntime, ProcessOutcome } from '#core';
 import type { Topology } from '#routing';
-import type { EntityGate } from './entity-gate.js';
-import { decodeInboxMessage } from './inbox-message.js';
+import { KeyedConsumer, type Intake, type KeyedConsumerHandler } from '#transport';
+import type { EntityGate, GateOutcome } from './entity-gate.js';
+import { decodeInboxMessage, type DecodedInboxMessage } from './inbox-message.js';
 import { settleInboxMessage } from './inbox-settlement.js';
 
 /**
@@ -42,116 +43,93 @@ export interface PartitionWorkerOptions {
   readonly onGap: (partition: number) => void;
 }
 
+/** One element on its way through the engine. */
+interface ElementWork {
+  readonly seq: number;
+  readonly decoded: DecodedInboxMessage;
+}
+
 /**
- * Consumes one partition for one ownership epoch: every message goes to its key's mailbox, so a
- * key's elements run one at a time in stream order while different keys run concurrently
- * (bounded by the consumer's max_ack_pending). Held messages are kept alive with `working()`
- * every third of the ack wait, so a slow activation or a key waiting out an outage is not
- * redelivered behind its successors. A redelivery of a message still in flight is absorbed.
+ * Consumes one partition for one ownership epoch on the services' consumer engine
+ * ({@link KeyedConsumer}): every message goes to its key's lane, so a key's elements run one at a
+ * time in stream order while different keys run concurrently (bounded by the consumer's
+ * max_ack_pending). Held messages are kept alive with `working()` every third of the ack wait, so
+ * a slow activation or a key waiting out an outage is not redelivered behind its successors. A
+ * redelivery of a message still in flight is absorbed.
  */
-export class PartitionWorker {
+export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOutcome<ProcessOutcome>> {
   private readonly logger: Logger;
-  private readonly mailbox = new KeyMailbox();
-  private readonly inFlight = new Map<number, JsMsg>();
-  private readonly stopController = new AbortController();
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly engine: KeyedConsumer<ElementWork, GateOutcome<ProcessOutcome>>;
   private fenced = false;
-  private lastDelivery: number | undefined;
-  private gapped = false;
 
   constructor(private readonly options: PartitionWorkerOptions) {
     this.logger = new Logger(`Partition ${options.partition}`);
+    this.engine = new KeyedConsumer(
+      {
+        js: options.js,
+        stream: options.stream,
+        consumerName: options.consumerName,
+        pull: { kind: 'stream', batch: options.batch, expiresMs: PULL_EXPIRES_MS },
+        heartbeatMs: Math.max(1_000, Math.floor(options.ackWaitMs / 3)),
+        onGap: (from, to) => {
+          this.logger.warn(`delivery sequence jumped from ${from} to ${to}: resetting the partition from its ack floor`);
+          options.onGap(options.partition);
+        },
+        onLoopError: (error) => this.logger.error(`consume loop failed: ${error.message}`),
+      },
+      this,
+    );
   }
 
-  async start(): Promise<void> {
-    const consumer = await this.options.js.consumers.get(this.options.stream, this.options.consumerName);
-    this.messages = await consumer.consume({ max_messages: this.options.batch, expires: PULL_EXPIRES_MS });
-    this.heartbeat = setInterval(() => this.keepAlive(), Math.max(1_000, Math.floor(this.options.ackWaitMs / 3)));
-    this.heartbeat.unref();
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) this.dispatch(msg);
-    })().catch((error: unknown) => {
-      if (!this.stopController.signal.aborted) this.logger.error(`consume loop failed: ${(error as Error).message}`);
-    });
+  start(): Promise<void> {
+    return this.engine.start();
   }
 
   /**
    * Stops pulling, lets in-flight elements finish for up to `drainMs`, then abandons the rest
    * (left unacked for the next owner). Resolves when nothing of this worker is running.
    */
-  async stop(drainMs: number): Promise<void> {
-    this.messages?.stop();
-    await this.loop;
-    const drained = this.mailbox.drain();
-    const timer = new Promise<void>((resolve) => setTimeout(resolve, drainMs).unref());
-    await Promise.race([drained, timer]);
-    this.stopController.abort();
-    await drained;
-    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+  stop(drainMs: number): Promise<void> {
+    return this.engine.stop(drainMs);
   }
 
   /** Elements received and not yet settled. */
   get pending(): number {
-    return this.inFlight.size;
+    return this.engine.pending;
   }
 
-  private dispatch(msg: JsMsg): void {
-    if (this.gapped) return;
-    const delivery = msg.info.deliverySequence;
-    if (this.lastDelivery !== undefined && delivery > this.lastDelivery + 1) {
-      this.gapped = true;
-      this.logger.warn(`delivery sequence jumped from ${this.lastDelivery} to ${delivery}: resetting the partition from its ack floor`);
-      this.options.onGap(this.options.partition);
-      return;
-    }
-    this.lastDelivery = delivery;
-    if (this.inFlight.has(msg.seq)) {
-      // A redelivery of an element still being processed: settle through the newest handle.
-      this.inFlight.set(msg.seq, msg);
-      return;
-    }
+  intake(msg: JsMsg): Intake<ElementWork> {
     const decoded = decodeInboxMessage(msg, this.options.topology);
     if ('problem' in decoded) {
       // Only a foreign or corrupt publisher produces these; no state can ever absorb them.
       this.logger.error(`terminating inbox message ${msg.seq}: ${decoded.problem}`);
       msg.term(decoded.problem);
-      return;
+      return { kind: 'settled' };
     }
-    this.inFlight.set(msg.seq, msg);
-    const scope = {
-      stateKey: decoded.stateKey,
-      agent: decoded.address.agent,
-      ownerEpoch: this.options.epoch,
-      signal: this.stopController.signal,
-    };
-    const { gate, runtime, stillStored } = this.options;
-    void this.mailbox
-      .run(decoded.stateKey, () =>
-        gate.run(decoded.address.token, () => runtime.process(decoded.element, scope), () => stillStored(msg.seq), this.stopController.signal),
-      )
-      .then((gated) => {
-        const latest = this.inFlight.get(msg.seq) ?? msg;
-        if (!gated.ran) {
-          // Erased with its entity: nothing is left to apply. Stopped: the next owner gets it.
-          if (gated.reason === 'erased') latest.ack();
-          return;
-        }
-        if (settleInboxMessage(latest, gated.value) === 'stop-partition' && !this.fenced) {
-          this.fenced = true;
-          this.stopController.abort();
-          this.options.onFenced(this.options.partition);
-        }
-      })
-      .catch((error: unknown) => {
-        this.logger.error(`element ${msg.seq} of ${decoded.stateKey} failed unexpectedly: ${(error as Error).message}`);
-      })
-      .finally(() => this.inFlight.delete(msg.seq));
+    return { kind: 'handle', lane: decoded.stateKey, work: { seq: msg.seq, decoded } };
   }
 
-  private keepAlive(): void {
-    for (const msg of this.inFlight.values()) msg.working();
+  handle({ seq, decoded }: ElementWork): Promise<GateOutcome<ProcessOutcome>> {
+    const { gate, runtime, stillStored, epoch } = this.options;
+    const signal = this.engine.halted;
+    const scope = { stateKey: decoded.stateKey, agent: decoded.address.agent, ownerEpoch: epoch, signal };
+    return gate.run(decoded.address.token, () => runtime.process(decoded.element, scope), () => stillStored(seq), signal);
+  }
+
+  settle(msg: JsMsg, gated: GateOutcome<ProcessOutcome>): void {
+    if (!gated.ran) {
+      // Erased with its entity: nothing is left to apply. Stopped: the next owner gets it.
+      if (gated.reason === 'erased') msg.ack();
+      return;
+    }
+    if (settleInboxMessage(msg, gated.value) === 'stop-partition' && !this.fenced) {
+      this.fenced = true;
+      this.engine.halt();
+      this.options.onFenced(this.options.partition);
+    }
+  }
+
+  failed(msg: JsMsg, error: Error, { decoded }: ElementWork): void {
+    this.logger.error(`element ${msg.seq} of ${decoded.stateKey} failed unexpectedly: ${error.message}`);
   }
 }

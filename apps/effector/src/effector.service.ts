@@ -1,14 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import { backoffDelay, KeyMailbox, sleep, type AnyToolDefinition } from '#core';
+import type { JsMsg } from '@nats-io/jetstream';
+import { backoffDelay, sleep, type AnyToolDefinition } from '#core';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
-import { EntityPauses, fromMsgHdrs, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
+import { EntityPauses, fromMsgHdrs, KeyedConsumer, NatsService, PROVISIONING, TOPOLOGY, type Intake, type KeyedConsumerHandler, type ProvisionReport } from '#transport';
 import { ENTITY_PAUSES, INTENT_PROCESSOR, TOOL_CATALOG } from './effector.tokens.js';
 import { EffectorConfigError } from './effector-errors.js';
 import { decodeDelivery } from './intent-delivery.js';
 import { EFFECTOR_CONSUMER, ensureIntentConsumer } from './intent-consumer.js';
+import type { IntentOutcome } from './intent-outcome.js';
 import type { IntentProcessor, ProcessScope } from './intent-processor.js';
 import { settleIntentMessage } from './intent-settlement.js';
 import { EffectorBackoff } from './retry-policy.js';
@@ -29,17 +30,16 @@ const timers = {
   },
 };
 
-/** A delivered intent being processed; a redelivery of it replaces `msg`, so settling uses the newest handle. */
-interface Held {
-  msg: JsMsg;
-}
+/** One intent delivery on its way through the engine. */
+type IntentWork = ReturnType<typeof decodeDelivery>;
 
 /**
- * The effector: pulls tool intents from the shared durable consumer `effector` and runs each
- * through the {@link IntentProcessor}, up to `effector.maxInFlight` at once, one at a time per
- * intent id (a duplicate waits for the first copy, then finds it done). Held intents — running
- * tools, waits on another replica's claim, store outages — are kept from redelivery with
- * `working()` every third of the ack wait.
+ * The effector: pulls tool intents from the shared durable consumer `effector` on the services'
+ * consumer engine ({@link KeyedConsumer}, pulling only for free slots) and runs each through the
+ * {@link IntentProcessor}, up to `effector.maxInFlight` at once, one at a time per intent id (a
+ * duplicate waits for the first copy, then finds it done). Held intents — running tools, waits on
+ * another replica's claim, store outages — are kept from redelivery with `working()` every third
+ * of the ack wait.
  *
  * On SIGTERM it stops pulling, ends waits and releases claims whose tool has not started, lets
  * running tools finish for up to 10 s, then abandons the rest to their leases (another replica
@@ -47,18 +47,10 @@ interface Held {
  * leaves the same state minus the releases: unstarted claims then wait out their lease too.
  */
 @Injectable()
-export class EffectorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class EffectorService implements OnApplicationBootstrap, BeforeApplicationShutdown, KeyedConsumerHandler<IntentWork, IntentOutcome> {
   private readonly logger = new Logger(EffectorService.name);
-  private readonly mailbox = new KeyMailbox();
-  private readonly inFlight = new Map<number, Held>();
-  private readonly jobs = new Set<Promise<void>>();
-  private readonly stopping = new AbortController();
-  private readonly halt = new AbortController();
-  private readonly scope: ProcessScope = { stopping: this.stopping.signal, halted: this.halt.signal };
-  private slotWaiter: (() => void) | undefined;
-  private fetching: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private engine: KeyedConsumer<IntentWork, IntentOutcome> | undefined;
+  private scope: ProcessScope | undefined;
   private ready = false;
 
   constructor(
@@ -69,10 +61,7 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(TOOL_CATALOG) private readonly tools: Map<string, AnyToolDefinition>,
     @Inject(INTENT_PROCESSOR) private readonly processor: IntentProcessor,
     @Inject(ENTITY_PAUSES) private readonly pauses: EntityPauses,
-  ) {
-    // Every intent in flight listens on both signals (waits, tool runs) and removes its listener when done.
-    setMaxListeners(0, this.stopping.signal, this.halt.signal);
-  }
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     for (const warning of this.provisioning.warnings) this.logger.warn(warning);
@@ -80,10 +69,22 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
     const filterSubject = intentsFilter(this.topology);
     const effector = this.config.effector;
     await this.ensureConsumer();
-    const consumer = await this.nats.js.consumers.get(stream, EFFECTOR_CONSUMER);
-    this.heartbeat = setInterval(() => this.keepAlive(), Math.max(200, Math.floor(effector.ackWaitMs / 3)));
-    this.heartbeat.unref();
-    this.loop = this.pull(consumer);
+    const engine = new KeyedConsumer<IntentWork, IntentOutcome>(
+      {
+        js: this.nats.js,
+        stream,
+        consumerName: EFFECTOR_CONSUMER,
+        pull: { kind: 'slots', maxInFlight: effector.maxInFlight, expiresMs: FETCH_EXPIRES_MS, onPullError: (error, failures) => this.pullFailed(error, failures) },
+        heartbeatMs: Math.max(200, Math.floor(effector.ackWaitMs / 3)),
+        onLoopError: (error) => this.logger.error(`pulling intents stopped: ${error.message}`),
+      },
+      this,
+    );
+    // Every intent in flight listens on both signals (waits, tool runs) and removes its listener when done.
+    setMaxListeners(0, engine.draining, engine.halted);
+    this.engine = engine;
+    this.scope = { stopping: engine.draining, halted: engine.halted };
+    await engine.start();
     this.ready = true;
     const tools = [...this.tools.values()].filter((t) => t.sideEffect).map((t) => t.name);
     this.logger.log(
@@ -100,18 +101,35 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
   /** Runs before the NATS connection drains (its own shutdown hook), so releases and results still go out. */
   async beforeApplicationShutdown(): Promise<void> {
     this.ready = false;
-    this.stopping.abort();
-    this.fetching?.stop();
-    this.wakePuller();
-    await this.loop;
-    const running = Promise.all([...this.jobs]);
-    const drainWindow = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_MS).unref());
-    await Promise.race([running, drainWindow]);
-    this.halt.abort();
-    await running;
-    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    await this.engine?.stop(DRAIN_MS);
     await this.pauses.close();
     this.logger.log('effector stopped');
+  }
+
+  intake(msg: JsMsg): Intake<IntentWork> {
+    const decoded = decodeDelivery({
+      subject: msg.subject,
+      data: msg.data,
+      headers: fromMsgHdrs(msg.headers),
+      publishedAtMs: Number(msg.timestampNanos / 1_000_000n),
+      deliveries: msg.info.deliveryCount,
+    });
+    // One at a time per intent id on this replica; unreadable messages go on their own.
+    const lane = decoded.kind === 'intent' && decoded.intent.intentId !== '' ? `intent:${decoded.intent.intentId}` : `message:${msg.seq}`;
+    return { kind: 'handle', lane, work: decoded };
+  }
+
+  handle(work: IntentWork): Promise<IntentOutcome> {
+    return this.processor.process(work, this.scope as ProcessScope);
+  }
+
+  settle(msg: JsMsg, outcome: IntentOutcome): void {
+    const settled = settleIntentMessage(msg, outcome);
+    this.logger.debug(`intent message ${msg.seq}: ${outcome.kind}, ${settled}`);
+  }
+
+  failed(msg: JsMsg, error: Error): void {
+    this.logger.error(`intent message ${msg.seq} failed unexpectedly and is left for redelivery: ${error.message}`);
   }
 
   private async ensureConsumer(): Promise<void> {
@@ -124,81 +142,13 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
     });
   }
 
-  /** Pulls as many intents as there are free slots, until stopping. */
-  private async pull(consumer: Consumer): Promise<void> {
-    let failures = 0;
-    while (!this.stopping.signal.aborted) {
-      const free = this.config.effector.maxInFlight - this.inFlight.size;
-      if (free <= 0) {
-        await new Promise<void>((resolve) => (this.slotWaiter = resolve));
-        continue;
-      }
-      try {
-        const batch = await consumer.fetch({ max_messages: free, expires: FETCH_EXPIRES_MS });
-        this.fetching = batch;
-        if (this.stopping.signal.aborted) batch.stop();
-        for await (const msg of batch) {
-          // Taken after stop was asked: left unacknowledged, redelivered after the ack wait.
-          if (!this.stopping.signal.aborted) this.dispatch(msg);
-        }
-        failures = 0;
-      } catch (error) {
-        if (this.stopping.signal.aborted) break;
-        const delay = backoffDelay(EffectorBackoff.pull, failures, Math.random);
-        failures += 1;
-        this.logger.warn(`pulling intents failed (attempt ${failures}, retry in ${delay} ms): ${(error as Error).message}`);
-        await sleep(timers, delay, this.stopping.signal);
-        // The consumer may have been deleted by an operator; recreating it is idempotent.
-        await this.ensureConsumer().catch((e: unknown) => this.logger.warn(`re-creating consumer ${EFFECTOR_CONSUMER} failed: ${(e as Error).message}`));
-      } finally {
-        this.fetching = undefined;
-      }
-    }
-  }
-
-  private dispatch(msg: JsMsg): void {
-    const held = this.inFlight.get(msg.seq);
-    if (held !== undefined) {
-      // A redelivery of an intent still being processed: settle through the newest handle.
-      held.msg = msg;
-      return;
-    }
-    const decoded = decodeDelivery({
-      subject: msg.subject,
-      data: msg.data,
-      headers: fromMsgHdrs(msg.headers),
-      publishedAtMs: Number(msg.timestampNanos / 1_000_000n),
-      deliveries: msg.info.deliveryCount,
-    });
-    // One at a time per intent id on this replica; unreadable messages go on their own.
-    const lane = decoded.kind === 'intent' && decoded.intent.intentId !== '' ? `intent:${decoded.intent.intentId}` : `message:${msg.seq}`;
-    const entry: Held = { msg };
-    this.inFlight.set(msg.seq, entry);
-    const job: Promise<void> = this.mailbox
-      .run(lane, () => this.processor.process(decoded, this.scope))
-      .then((outcome) => {
-        const settled = settleIntentMessage(entry.msg, outcome);
-        this.logger.debug(`intent message ${msg.seq}: ${outcome.kind}, ${settled}`);
-      })
-      .catch((error: unknown) => {
-        this.logger.error(`intent message ${msg.seq} failed unexpectedly and is left for redelivery: ${(error as Error).message}`);
-      })
-      .finally(() => {
-        this.inFlight.delete(msg.seq);
-        this.jobs.delete(job);
-        this.wakePuller();
-      });
-    this.jobs.add(job);
-  }
-
-  private wakePuller(): void {
-    const waiter = this.slotWaiter;
-    this.slotWaiter = undefined;
-    waiter?.();
-  }
-
-  private keepAlive(): void {
-    for (const held of this.inFlight.values()) held.msg.working();
+  /** A failed pull: back off, then re-create the consumer (an operator may have deleted it; idempotent). */
+  private async pullFailed(error: Error, failures: number): Promise<void> {
+    const delay = backoffDelay(EffectorBackoff.pull, failures - 1, Math.random);
+    this.logger.warn(`pulling intents failed (attempt ${failures}, retry in ${delay} ms): ${error.message}`);
+    const engine = this.engine;
+    if (engine !== undefined) await sleep(timers, delay, engine.draining);
+    await this.ensureConsumer().catch((e: unknown) => this.logger.warn(`re-creating consumer ${EFFECTOR_CONSUMER} failed: ${(e as Error).message}`));
   }
 }
 

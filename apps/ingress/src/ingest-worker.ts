@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
-import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { backoffDelay, KeyMailbox, sleep, type AgentDefinition } from '#core';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { backoffDelay, sleep, type AgentDefinition } from '#core';
 import type { Topology } from '#routing';
 import type { IngressMetrics } from '#telemetry';
-import { fromMsgHdrs } from '#transport';
+import { fromMsgHdrs, KeyedConsumer, type Intake, type KeyedConsumerHandler } from '#transport';
 import { carryOut } from './ingest-forwarder.js';
 import { decideIngest, type IngestDecision, type IngestLimits } from './ingest-decision.js';
-import { startIngestSpan } from './telemetry/ingest-span.js';
+import { startIngestSpan, type IngestTrace } from './telemetry/ingest-span.js';
 
 const timers = {
   setTimeout: (callback: () => void, ms: number) => {
@@ -44,46 +44,50 @@ export interface IngestWorkerOptions {
   readonly onGap: () => void;
 }
 
-/**
- * Consumes the ingest stream for one lease epoch: each message is decided (`decideIngest`) and
- * carried out on its key's mailbox, so a key's messages are forwarded one at a time in stream
- * order while keys proceed concurrently. A message is acked only after its forward (or error
- * record) was acknowledged by the target stream; both publishes carry ids derived from the ingest
- * sequence, so a redelivery, or a successor re-forwarding from the ack floor, stores nothing twice.
- * Held messages are kept from redelivery with `working()` every third of the ack wait.
- */
-export class IngestWorker {
-  private readonly logger = new Logger('Ingest');
-  private readonly mailbox = new KeyMailbox();
-  private readonly inFlight = new Map<number, JsMsg>();
-  private readonly abandoned = new AbortController();
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
-  private lastDelivery: number | undefined;
-  private gapped = false;
-  private stopped: Promise<void> | undefined;
+/** One ingest message on its way through the engine. */
+interface IngestWork {
+  readonly seq: number;
+  readonly traced: IngestTrace;
+}
 
-  constructor(private readonly options: IngestWorkerOptions) {}
+/**
+ * Consumes the ingest stream for one lease epoch on the services' consumer engine
+ * ({@link KeyedConsumer}): each message is decided (`decideIngest`) and carried out on its key's
+ * lane, so a key's messages are forwarded one at a time in stream order while keys proceed
+ * concurrently. A message is acked only after its forward (or error record) was acknowledged by
+ * the target stream; both publishes carry ids derived from the ingest sequence, so a redelivery,
+ * or a successor re-forwarding from the ack floor, stores nothing twice. Held messages are kept
+ * from redelivery with `working()` every third of the ack wait.
+ */
+export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
+  private readonly logger = new Logger('Ingest');
+  private readonly engine: KeyedConsumer<IngestWork, boolean>;
+
+  constructor(private readonly options: IngestWorkerOptions) {
+    this.engine = new KeyedConsumer(
+      {
+        js: options.js,
+        stream: options.stream,
+        consumerName: options.consumerName,
+        pull: { kind: 'stream', batch: options.batch },
+        heartbeatMs: Math.max(1_000, Math.floor(options.ackWaitMs / 3)),
+        onGap: (from, to) => {
+          this.logger.warn(`delivery sequence jumped from ${from} to ${to}: restarting the ingest consumer from its ack floor`);
+          options.onGap();
+        },
+        onLoopError: (error) => this.logger.error(`ingest loop failed: ${error.message}`),
+      },
+      this,
+    );
+  }
 
   /** The consumer this worker pulls from. */
   get consumerName(): string {
     return this.options.consumerName;
   }
 
-  async start(): Promise<void> {
-    const consumer = await this.options.js.consumers.get(this.options.stream, this.options.consumerName);
-    this.messages = await consumer.consume({ max_messages: this.options.batch });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) this.dispatch(msg);
-    })().catch((error: unknown) => {
-      if (!this.abandoned.signal.aborted) this.logger.error(`ingest loop failed: ${(error as Error).message}`);
-    });
-    this.heartbeat = setInterval(() => {
-      for (const msg of this.inFlight.values()) msg.working();
-    }, Math.max(1_000, Math.floor(this.options.ackWaitMs / 3)));
-    this.heartbeat.unref();
+  start(): Promise<void> {
+    return this.engine.start();
   }
 
   /**
@@ -92,47 +96,15 @@ export class IngestWorker {
    * Idempotent: a second call waits for the first.
    */
   stop(drainMs: number): Promise<void> {
-    this.stopped ??= (async () => {
-      this.messages?.stop();
-      await this.loop;
-      const drained = this.mailbox.drain();
-      const aborted = new Promise<void>((resolve) => this.abandoned.signal.addEventListener('abort', () => resolve(), { once: true }));
-      let timer: NodeJS.Timeout | undefined;
-      const timeUp = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, drainMs);
-        timer.unref();
-      });
-      await Promise.race([drained, timeUp, aborted]);
-      clearTimeout(timer);
-      this.abandoned.abort();
-      await drained;
-      if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
-    })();
-    return this.stopped;
+    return this.engine.stop(drainMs);
   }
 
   /** Stops at once: no new pulls, no new forwards, nothing more acked (a lost lease). */
   abandon(): void {
-    this.messages?.stop();
-    this.abandoned.abort();
+    this.engine.halt();
   }
 
-  private dispatch(msg: JsMsg): void {
-    if (this.gapped || this.abandoned.signal.aborted) return;
-    const delivery = msg.info.deliverySequence;
-    if (this.lastDelivery !== undefined && delivery > this.lastDelivery + 1) {
-      this.gapped = true;
-      this.logger.warn(`delivery sequence jumped from ${this.lastDelivery} to ${delivery}: restarting the ingest consumer from its ack floor`);
-      this.options.onGap();
-      return;
-    }
-    this.lastDelivery = delivery;
-    if (this.inFlight.has(msg.seq)) {
-      // A redelivery of a message still being forwarded: settle through the newest handle.
-      this.inFlight.set(msg.seq, msg);
-      return;
-    }
-    this.inFlight.set(msg.seq, msg);
+  intake(msg: JsMsg): Intake<IngestWork> {
     const headers = fromMsgHdrs(msg.headers);
     const decided = decideIngest(
       { subject: msg.subject, data: msg.data, headers, ingestTimeMs: Number(msg.timestampNanos / 1_000_000n) },
@@ -145,19 +117,29 @@ export class IngestWorker {
     const decision = traced.decision;
     // Order matters per key only; unreadable messages have no key and go on their own.
     const lane = decision.kind === 'forward' ? `${decision.agent}.${decision.token}` : `#${msg.seq}`;
-    void this.mailbox
-      .run(lane, () => context.with(traced.context, () => this.forward(decision, msg.seq)))
-      .then((done) => {
-        traced.finish(done);
-        if (done) (this.inFlight.get(msg.seq) ?? msg).ack();
-      })
-      .finally(() => this.inFlight.delete(msg.seq));
+    return { kind: 'handle', lane, work: { seq: msg.seq, traced } };
+  }
+
+  handle({ seq, traced }: IngestWork): Promise<boolean> {
+    return context.with(traced.context, () => this.forward(traced.decision, seq));
+  }
+
+  settle(msg: JsMsg, done: boolean, { traced }: IngestWork): void {
+    traced.finish(done);
+    // Not done: abandoned (a lost lease or a stop); left unacked for the next holder.
+    if (done) msg.ack();
+  }
+
+  failed(msg: JsMsg, error: Error, { traced }: IngestWork): void {
+    traced.finish(false);
+    this.logger.error(`ingest ${msg.seq} failed unexpectedly and is left for redelivery: ${error.message}`);
   }
 
   /** Forwards with retries in place (holding the key's order); false when abandoned first. */
   private async forward(decision: IngestDecision, seq: number): Promise<boolean> {
     const source = { stream: this.options.stream, seq };
-    for (let attempt = 0; !this.abandoned.signal.aborted; attempt += 1) {
+    const halted = this.engine.halted;
+    for (let attempt = 0; !halted.aborted; attempt += 1) {
       if (!this.options.mayForward()) return false;
       try {
         await carryOut(this.options.js, this.options.topology, decision, source, this.options.requestTimeoutMs);
@@ -167,7 +149,7 @@ export class IngestWorker {
         const delay = backoffDelay({ baseMs: 100, maxMs: 10_000 }, attempt, Math.random);
         this.options.metrics.forwardRetries.inc();
         this.logger.warn(`ingest ${seq} not forwarded yet (attempt ${attempt + 1}, retry in ${delay} ms): ${(error as Error).message}`);
-        await sleep(timers, delay, this.abandoned.signal);
+        await sleep(timers, delay, halted);
       }
     }
     return false;

@@ -88,7 +88,7 @@ export { migrateToCurrent, MissingMigrationError, registeredMigrationVersions } 
 
 // the per-key actor runtime (ARCHITECTURE §5) and its ports
 export { applyElement } from './actor/apply-element.js';
-export type { ApplyDeps, ApplyResult, ActivationReport, ActivationStatus } from './actor/apply-element.js';
+export type { ApplyDeps, ApplyResult, ActivationReport, ActivationStatus } from './actor/apply-result.js';
 export { ActorRuntime, AgentNotHosted } from './actor/actor-runtime.js';
 export type { ActorRuntimeDeps, ElementScope, ProcessOutcome } from './actor/actor-runtime.js';
 export type { ElementRefusal, DirectElementScreen } from './actor/element-refusal.js';
@@ -101,7 +101,7 @@ export { sameTimers, indexCovers } from './actor/timer-index.js';
 export type { TimerIndex, TimerOwner } from './actor/timer-index.js';
 export { admit, OrphanReason } from './actor/admission.js';
 export type { Admission, Answer } from './actor/admission.js';
-export { needsDrain, drainDeferred } from './actor/apply-element.js';
+export { needsDrain, drainDeferred } from './actor/deferral.js';
 export type { IntentSigner } from './actor/outbox-entries.js';
 export type { Addressing } from './actor/addressing.js';
 export { KeyMailbox } from './actor/key-mailbox.js';

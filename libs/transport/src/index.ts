@@ -10,6 +10,8 @@ export { JetStreamOutboxPublisher, PublishUnacknowledged } from './jetstream-out
 export { provision, ProvisioningError, RECOMMENDED_MAX_PAYLOAD, LEASE_TTL_MS, DEFAULT_EFFECTS_TTL_MS, maxDocumentBytesFor } from './provisioner.js';
 export type { ProvisionReport, ProvisionOptions } from './provisioner.js';
 export { acquirePartitionConsumer } from './partition-consumer.js';
+export { KeyedConsumer } from './keyed-consumer.js';
+export type { Intake, KeyedConsumerHandler, KeyedConsumerOptions, PullMode } from './keyed-consumer.js';
 export type { PartitionConsumerOptions, AcquiredConsumer } from './partition-consumer.js';
 export { NatsService, NATS_CLIENT_NAME } from './nest/nats.service.js';
 export { natsServiceProvider, provisioningProvider, TOPOLOGY, PROVISIONING } from './nest/nats.providers.js';

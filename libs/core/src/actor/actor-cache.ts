@@ -4,8 +4,11 @@ import type { ActorDocument } from './actor-document.js';
 export interface CachedActor {
   readonly doc: ActorDocument;
   readonly revision: number;
-  /** This process published `doc.outbox` (a duplicate need not republish it). */
-  readonly published: boolean;
+  /**
+   * This process published `doc.outbox` (a duplicate need not republish it). Set in place once the
+   * publish was acknowledged: the entry is only ever touched by its key's serialized elements.
+   */
+  published: boolean;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ModelCallRecord } from '../activation/activation-tally.js';
 import type { ErrorReason } from '../vocabulary/error-reason.js';
-import type { ActivationReport } from './apply-element.js';
+import type { ActivationReport } from './apply-result.js';
 
 /**
  * Telemetry hooks of the actor runtime. Implementations count and log; they never influence a

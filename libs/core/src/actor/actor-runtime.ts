@@ -10,7 +10,9 @@ import { ActorCache, type CachedActor } from './actor-cache.js';
 import { emptyActorDocument, type ActorDocument } from './actor-document.js';
 import type { ActorRuntimeObserver } from './actor-runtime-observer.js';
 import type { Addressing } from './addressing.js';
-import { applyElement, drainDeferred, needsDrain, type ActivationReport, type ApplyDeps, type ApplyResult } from './apply-element.js';
+import { applyElement } from './apply-element.js';
+import type { ActivationReport, ApplyDeps, ApplyResult } from './apply-result.js';
+import { drainDeferred, needsDrain } from './deferral.js';
 import { applyRefusal } from './apply-refusal.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import type { DirectElementScreen, ElementRefusal } from './element-refusal.js';
@@ -65,6 +67,14 @@ export interface ElementScope {
   readonly signal: AbortSignal;
 }
 
+/** One turn of {@link ActorRuntime.process}: an outcome, or a commit (after which deferred events may still be owed a run). */
+type StepResult = Exclude<ProcessOutcome, { kind: 'applied' } | { kind: 'abandoned' }> | { readonly kind: 'committed'; readonly report: ActivationReport; readonly drainNext: boolean };
+
+/** What one element has done so far across its turns: the first commit's report (a drain commits again, and the element reports what it ran). */
+interface ElementProgress {
+  applied: ActivationReport | undefined;
+}
+
 /** How processing one element ended; the caller maps it to ack / no ack. */
 export type ProcessOutcome =
   /** Committed and published: ack. */
@@ -114,111 +124,155 @@ export class ActorRuntime {
   }
 
   async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
-    let applied: ActivationReport | undefined;
-    const owner: TimerOwner = { stateKey: scope.stateKey, agent: scope.agent, entityKey: element.entityKey };
     const refusal = element.direct === true ? this.deps.screenDirect?.(element, scope.agent) : undefined;
+    const progress: ElementProgress = { applied: undefined };
     for (let attempt = 0; ; attempt += 1) {
       if (scope.signal.aborted) return { kind: 'abandoned' };
       try {
-        const agent = this.deps.agents.get(scope.agent);
-        if (agent === undefined) {
-          if (refusal !== undefined) return await this.refuseUnhosted(element, scope, refusal);
-          throw new AgentNotHosted(`agent '${scope.agent}' is not hosted by this activator`);
+        const step = await this.step(element, scope, refusal, progress);
+        const applied = progress.applied;
+        if (step.kind !== 'committed') {
+          // A commit whose publish failed comes back as a duplicate: the element is still applied.
+          if (step.kind === 'duplicate' && applied !== undefined) return { kind: 'applied', report: applied };
+          if (step.kind === 'duplicate') this.deps.observer?.duplicate?.(scope.stateKey, element.inboxSeq);
+          return step;
         }
-        const actor = await this.read(scope.stateKey);
-        const deps = {
-          agent,
-          provider: this.deps.provider,
-          addressing: this.deps.addressing,
-          timers: this.deps.timers,
-          monotonicMs: this.deps.monotonicMs,
-          ownerEpoch: scope.ownerEpoch,
-          memo: this.memo(scope.stateKey),
-          activationTimeoutMs: this.deps.activationTimeoutMs,
-          onSoftCap: () => this.deps.observer?.softCap?.(scope.stateKey),
-          onModelCall: (call: ModelCallRecord) => this.deps.observer?.modelCall?.(scope.stateKey, call),
-          ...(this.deps.signer ? { signer: this.deps.signer } : {}),
-          ...(this.deps.longterm ? { longterm: this.deps.longterm } : {}),
-        };
-        let result: ApplyResult = refusal === undefined ? await applyElement(actor?.doc, element, deps) : applyRefusal(actor?.doc, element, refusal, deps);
-        // A drained (deferred) event's failure commit must still consume that event.
-        let drained = false;
-        if (result.kind === 'duplicate' && actor !== undefined) {
-          const doc = actor.doc;
-          const lastApplied = doc.lastAppliedSeq === element.inboxSeq;
-          if (!actor.published && lastApplied) {
-            if (doc.outbox.length > 0) await this.deps.publisher.publish(doc.outbox);
-            // The commit's own afterCommit may never have run (its publish or index write failed, or
-            // the process died): without this the schedule would miss a timer the state holds.
-            await this.deps.timerIndex?.afterCommit(owner, doc.timers);
-            this.cache.set(scope.stateKey, { ...actor, published: true });
-          }
-          // Events that waited behind a suspension which has ended run now, one commit each, before
-          // the element is acknowledged (so a crash mid-drain resumes the drain on redelivery). Only
-          // the last applied element drains: an older redelivery must not commit over an outbox that
-          // may not be published yet.
-          if (lastApplied && needsDrain(doc)) {
-            result = await drainDeferred(doc, deps);
-            drained = true;
-          }
-        }
-        switch (result.kind) {
-          case 'noop':
-            if (element.payload.kind === 'timer') await this.deps.timerIndex?.reconcile(owner, actor?.doc.timers ?? []);
-            return { kind: 'noop' };
-          case 'fenced':
-            this.cache.evict(scope.stateKey);
-            this.deps.observer?.fenced?.(scope.stateKey, result.storedEpoch, scope.ownerEpoch);
-            return { kind: 'fenced', storedEpoch: result.storedEpoch };
-          case 'duplicate':
-            this.memos.delete(scope.stateKey);
-            if (applied !== undefined) return { kind: 'applied', report: applied };
-            this.deps.observer?.duplicate?.(scope.stateKey, element.inboxSeq);
-            return { kind: 'duplicate' };
-          case 'commit': {
-            const before = drained && actor !== undefined ? { ...actor.doc, deferred: actor.doc.deferred.slice(1) } : actor?.doc;
-            let { next, bytes, report } = this.fitToLimit(before, result.next, result.report, element, scope);
-            // Long-term saves flush before the commit (seq-guarded, so a retry converges on the
-            // same rows); a flush failure fails the activation closed.
-            if (result.upserts !== undefined && result.upserts.length > 0 && this.deps.longterm !== undefined) {
-              try {
-                await this.deps.longterm.store.upsert(result.upserts);
-              } catch (thrown) {
-                // An expiry's flush must not lose memory: hold the key and retry. An activation's fails closed.
-                if (result.flushFailure === 'retry') throw thrown;
-                ({ next, bytes, report } = this.failClosed(before, report, element, scope, `LongTermFlushFailed: ${ensureError(thrown).message}`));
-              }
-            }
-            const timersChanged = !sameTimers(actor?.doc.timers ?? [], next.timers);
-            if (timersChanged) await this.deps.timerIndex?.beforeCommit(owner, next.timers);
-            const revision = await this.deps.store.commit(scope.stateKey, bytes, actor?.revision);
-            this.memos.delete(scope.stateKey);
-            this.cache.set(scope.stateKey, { doc: next, revision, published: false });
-            this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
-            applied ??= report;
-            // A publish failure is retried through the duplicate path on the next turn of the loop,
-            // exactly like a crash between commit and ack.
-            if (next.outbox.length > 0) await this.deps.publisher.publish(next.outbox);
-            this.cache.set(scope.stateKey, { doc: next, revision, published: true });
-            if (timersChanged) await this.deps.timerIndex?.afterCommit(owner, next.timers);
-            if (needsDrain(next)) {
-              attempt = -1;
-              continue;
-            }
-            return { kind: 'applied', report: applied };
-          }
-        }
+        if (!step.drainNext) return { kind: 'applied', report: applied ?? step.report };
+        // Deferred events wait: each runs as its own commit before the element is acknowledged.
+        attempt = -1;
       } catch (thrown) {
-        const error = ensureError(thrown);
-        if (error instanceof CommitConflict) this.deps.observer?.conflict?.(scope.stateKey);
-        // The write may have landed (ambiguous) or the cache may be stale: re-read next time.
-        this.cache.evict(scope.stateKey);
-        const floor = error instanceof RetryableError ? (error.retryAfterMs ?? 0) : 0;
-        const delayMs = error instanceof CommitConflict && attempt === 0 ? 0 : backoffDelay(this.deps.backoff, attempt, this.deps.random, floor);
-        this.deps.observer?.retrying?.(scope.stateKey, error, attempt, delayMs);
-        await sleep(this.deps.timers, delayMs, scope.signal);
+        await this.backOff(thrown, attempt, scope);
       }
     }
+  }
+
+  /**
+   * One turn of the protocol for `element`: read → decide → commit and publish. Throws on any
+   * infrastructure failure (the caller backs off and runs the turn again from a fresh read).
+   */
+  private async step(element: InboxElement, scope: ElementScope, refusal: ElementRefusal | undefined, progress: ElementProgress): Promise<StepResult> {
+    const agent = this.deps.agents.get(scope.agent);
+    if (agent === undefined) {
+      if (refusal !== undefined) return await this.refuseUnhosted(element, scope, refusal);
+      throw new AgentNotHosted(`agent '${scope.agent}' is not hosted by this activator`);
+    }
+    const owner: TimerOwner = { stateKey: scope.stateKey, agent: scope.agent, entityKey: element.entityKey };
+    const actor = await this.read(scope.stateKey);
+    const deps = this.applyDeps(agent, scope);
+    const { result, drained } = await this.decide(actor, element, deps, refusal, owner);
+    switch (result.kind) {
+      case 'noop':
+        if (element.payload.kind === 'timer') await this.deps.timerIndex?.reconcile(owner, actor?.doc.timers ?? []);
+        return { kind: 'noop' };
+      case 'fenced':
+        this.cache.evict(scope.stateKey);
+        this.deps.observer?.fenced?.(scope.stateKey, result.storedEpoch, scope.ownerEpoch);
+        return { kind: 'fenced', storedEpoch: result.storedEpoch };
+      case 'duplicate':
+        this.memos.delete(scope.stateKey);
+        return { kind: 'duplicate' };
+      case 'commit': {
+        // A drained (deferred) event's failure commit must still consume that event.
+        const before = drained && actor !== undefined ? { ...actor.doc, deferred: actor.doc.deferred.slice(1) } : actor?.doc;
+        return this.commit(actor, before, result, element, scope, owner, progress);
+      }
+    }
+  }
+
+  /**
+   * The decision for `element` over the key's committed document. A duplicate of the last applied
+   * element first finishes that element's work (republish its outbox if this process has not seen
+   * it published, re-write its timers), then runs one deferred event if the suspension they waited
+   * for has ended.
+   */
+  private async decide(actor: CachedActor | undefined, element: InboxElement, deps: ApplyDeps, refusal: ElementRefusal | undefined, owner: TimerOwner): Promise<{ result: ApplyResult; drained: boolean }> {
+    const result = refusal === undefined ? await applyElement(actor?.doc, element, deps) : applyRefusal(actor?.doc, element, refusal, deps);
+    if (result.kind !== 'duplicate' || actor === undefined) return { result, drained: false };
+    const doc = actor.doc;
+    const lastApplied = doc.lastAppliedSeq === element.inboxSeq;
+    if (!actor.published && lastApplied) {
+      if (doc.outbox.length > 0) await this.deps.publisher.publish(doc.outbox);
+      // The commit's own afterCommit may never have run (its publish or index write failed, or
+      // the process died): without this the schedule would miss a timer the state holds.
+      await this.deps.timerIndex?.afterCommit(owner, doc.timers);
+      this.cache.set(owner.stateKey, { ...actor, published: true });
+    }
+    // Events that waited behind a suspension which has ended run now, one commit each, before
+    // the element is acknowledged (so a crash mid-drain resumes the drain on redelivery). Only
+    // the last applied element drains: an older redelivery must not commit over an outbox that
+    // may not be published yet.
+    if (lastApplied && needsDrain(doc)) return { result: await drainDeferred(doc, deps), drained: true };
+    return { result, drained: false };
+  }
+
+  /**
+   * Commits a decision: size check → long-term flush → timer index (before) → CAS write with the
+   * expected revision → publish the outbox → timer index (after). A failure after the write is
+   * retried through the duplicate path, exactly like a crash between commit and ack.
+   */
+  private async commit(
+    actor: CachedActor | undefined,
+    before: ActorDocument | undefined,
+    result: Extract<ApplyResult, { kind: 'commit' }>,
+    element: InboxElement,
+    scope: ElementScope,
+    owner: TimerOwner,
+    progress: ElementProgress,
+  ): Promise<StepResult> {
+    let { next, bytes, report } = this.fitToLimit(before, result.next, result.report, element, scope);
+    // Long-term saves flush before the commit (seq-guarded, so a retry converges on the same
+    // rows); a flush failure fails the activation closed.
+    if (result.upserts !== undefined && result.upserts.length > 0 && this.deps.longterm !== undefined) {
+      try {
+        await this.deps.longterm.store.upsert(result.upserts);
+      } catch (thrown) {
+        // An expiry's flush must not lose memory: hold the key and retry. An activation's fails closed.
+        if (result.flushFailure === 'retry') throw thrown;
+        ({ next, bytes, report } = this.failClosed(before, report, element, scope, `LongTermFlushFailed: ${ensureError(thrown).message}`));
+      }
+    }
+    const timersChanged = !sameTimers(actor?.doc.timers ?? [], next.timers);
+    if (timersChanged) await this.deps.timerIndex?.beforeCommit(owner, next.timers);
+    const revision = await this.deps.store.commit(scope.stateKey, bytes, actor?.revision);
+    this.memos.delete(scope.stateKey);
+    const cached: CachedActor = { doc: next, revision, published: false };
+    this.cache.set(scope.stateKey, cached);
+    this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
+    progress.applied ??= report;
+    if (next.outbox.length > 0) await this.deps.publisher.publish(next.outbox);
+    cached.published = true;
+    if (timersChanged) await this.deps.timerIndex?.afterCommit(owner, next.timers);
+    return { kind: 'committed', report, drainNext: needsDrain(next) };
+  }
+
+  /** Waits before the next turn after an infrastructure failure (a conflict's first retry is immediate). */
+  private async backOff(thrown: unknown, attempt: number, scope: ElementScope): Promise<void> {
+    const error = ensureError(thrown);
+    if (error instanceof CommitConflict) this.deps.observer?.conflict?.(scope.stateKey);
+    // The write may have landed (ambiguous) or the cache may be stale: re-read next time.
+    this.cache.evict(scope.stateKey);
+    const floor = error instanceof RetryableError ? (error.retryAfterMs ?? 0) : 0;
+    const delayMs = error instanceof CommitConflict && attempt === 0 ? 0 : backoffDelay(this.deps.backoff, attempt, this.deps.random, floor);
+    this.deps.observer?.retrying?.(scope.stateKey, error, attempt, delayMs);
+    await sleep(this.deps.timers, delayMs, scope.signal);
+  }
+
+  /** The pure step's ports for one turn of `scope`'s key. */
+  private applyDeps(agent: AgentDefinition, scope: ElementScope): ApplyDeps {
+    return {
+      agent,
+      provider: this.deps.provider,
+      addressing: this.deps.addressing,
+      timers: this.deps.timers,
+      monotonicMs: this.deps.monotonicMs,
+      ownerEpoch: scope.ownerEpoch,
+      memo: this.memo(scope.stateKey),
+      activationTimeoutMs: this.deps.activationTimeoutMs,
+      onSoftCap: () => this.deps.observer?.softCap?.(scope.stateKey),
+      onModelCall: (call: ModelCallRecord) => this.deps.observer?.modelCall?.(scope.stateKey, call),
+      ...(this.deps.signer ? { signer: this.deps.signer } : {}),
+      ...(this.deps.longterm ? { longterm: this.deps.longterm } : {}),
+    };
   }
 
   /**
@@ -226,7 +280,7 @@ export class ActorRuntime {
    * is written: a state key per name a publisher mistyped would grow the bucket without bound, and
    * nothing of an unknown agent needs to be remembered. A failed publish throws (retried in place).
    */
-  private async refuseUnhosted(element: InboxElement, scope: ElementScope, refusal: ElementRefusal): Promise<ProcessOutcome> {
+  private async refuseUnhosted(element: InboxElement, scope: ElementScope, refusal: ElementRefusal): Promise<Extract<ProcessOutcome, { kind: 'refused' }>> {
     const record = errorEntry(
       this.deps.addressing,
       { agent: scope.agent, entityKey: element.entityKey, reason: refusal.reason, detail: refusal.detail, eventTimeMs: element.eventTimeMs },

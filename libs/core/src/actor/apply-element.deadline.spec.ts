@@ -11,7 +11,9 @@ import { applyDeps, commitReport, committedDoc, deadlineTimer, outboxErrors, out
 import { approvalElement, eventElement, resultElement, T0, timerElement, timerFiring, utf8Bytes } from '../testing/inbox-elements.js';
 import { ManualTimers } from '../testing/manual-timers.js';
 import { IntentKind, TimerKind, type ActorDocument } from './actor-document.js';
-import { applyElement, needsDrain, type ApplyDeps } from './apply-element.js';
+import { applyElement } from './apply-element.js';
+import type { ApplyDeps } from './apply-result.js';
+import { needsDrain } from './deferral.js';
 import type { InboxElement } from './inbox-element.js';
 import { encodeActorDocument } from './state-codec.js';
 

@@ -6,13 +6,13 @@ import type { Complete, OutputValue } from '../agent/outcome.js';
 import { errorMessageId, outputMessageId } from '../ids/message-id.js';
 import type { ModelRequest } from '../model/model-request.js';
 import { ProviderError } from '../model/provider-errors.js';
-import { replayCacheKey } from '../replay/replay-cache-key.js';
 import { approvalElement, eventElement, resultElement, T0, timerElement, utf8Bytes } from '../testing/inbox-elements.js';
 import { ManualTimers } from '../testing/manual-timers.js';
 import { deferred, ScriptedModelProvider } from '../testing/scripted-model-provider.js';
 import { testAddressing } from '../testing/test-addressing.js';
 import { emptyActorDocument, type ActorDocument, type OutboxEntryDoc } from './actor-document.js';
-import { applyElement, type ApplyDeps, type ApplyResult } from './apply-element.js';
+import { applyElement } from './apply-element.js';
+import type { ApplyDeps, ApplyResult } from './apply-result.js';
 import { decodeErrorRecord } from './error-record.js';
 import type { InboxElement } from './inbox-element.js';
 import { encodeActorDocument } from './state-codec.js';
@@ -117,11 +117,30 @@ describe('applyElement', () => {
       expect(result.kind === 'commit' && result.report).toMatchObject({ status: 'completed', seq: 0, outputs: 1 });
     });
 
-    it('commits the memory and replay-cache entries the activation staged', async () => {
+    it('commits the memory the activation staged and drops its replay-cache entries, which no later activation can read', async () => {
       const next = await stateWithHistory();
       expect(next.memory.entries.map((e) => e.key)).toEqual(['seen']);
-      expect(next.llmCache.entries.map((e) => e.cacheKey)).toEqual([replayCacheKey(ping, KEY_BYTES, 0)]);
-      expect(text(next.llmCache.entries[0]?.response ?? new Uint8Array())).toBe('pong');
+      expect(next.llmCache).toEqual({ entries: [], totalResponseBytes: 0 });
+    });
+
+    it('keeps the replay cache while a suspension is live, answers the resume from it, and drops it when the activation completes', async () => {
+      const provider = ScriptedModelProvider.replying('pong');
+      const agent = agentOf(async (ctx) => {
+        const answer = await ctx.callModel(ping);
+        if (!ctx.isResume) {
+          ctx.act('lookup', {});
+          return { kind: 'suspend' };
+        }
+        return complete(answer.text);
+      });
+      const suspended = committed(await applyElement(undefined, eventElement(1, KEY, 'e'), depsFor(agent, { provider })));
+      expect(suspended.continuation).toBeDefined();
+      expect(suspended.llmCache.entries).toHaveLength(1);
+      const intent = suspended.pending[0]!;
+      const resumed = committed(await applyElement(suspended, resultElement(2, KEY, intent.intentId, { seq: intent.seq, payload: 'found' }), depsFor(agent, { provider })));
+      expect(provider.calls).toBe(1);
+      expect(resumed.continuation).toBeUndefined();
+      expect(resumed.llmCache.entries).toEqual([]);
     });
 
     it('accumulates memory across activations: a#0, a,b#1, a,b,c#2', async () => {

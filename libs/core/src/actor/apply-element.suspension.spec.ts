@@ -11,7 +11,8 @@ import { applyDeps, commitReport, committedDoc, deadlineTimer, outboxErrors, out
 import { approvalElement, eventElement, resultElement, T0, utf8Bytes } from '../testing/inbox-elements.js';
 import { ManualTimers } from '../testing/manual-timers.js';
 import { IntentKind, TimerKind, type ActorDocument, type TimerDoc } from './actor-document.js';
-import { applyElement, type ApplyDeps } from './apply-element.js';
+import { applyElement } from './apply-element.js';
+import type { ApplyDeps } from './apply-result.js';
 import { ToolResultStatus } from './inbox-element.js';
 import { encodeActorDocument, encodeToolIntent } from './state-codec.js';
 

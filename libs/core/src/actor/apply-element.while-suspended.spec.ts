@@ -9,7 +9,9 @@ import { intentId } from '../ids/intent-id.js';
 import { applyDeps, commitReport, committedDoc, outboxErrors, outboxOutputs } from '../testing/apply-element-fixtures.js';
 import { approvalElement, eventElement, T0, utf8Bytes } from '../testing/inbox-elements.js';
 import type { ActorDocument } from './actor-document.js';
-import { applyElement, drainDeferred, needsDrain, type ApplyDeps } from './apply-element.js';
+import { applyElement } from './apply-element.js';
+import type { ApplyDeps } from './apply-result.js';
+import { drainDeferred, needsDrain } from './deferral.js';
 import type { InboxElement } from './inbox-element.js';
 import { encodeActorDocument } from './state-codec.js';
 

@@ -7,7 +7,8 @@
  * Pure: no side effects on import.
  */
 import { emptyActorDocument, type ActorDocument } from './actor-document.js';
-import { recordFailure, type ApplyDeps, type ApplyResult } from './apply-element.js';
+import type { ApplyDeps, ApplyResult } from './apply-result.js';
+import { recordFailure } from './failure-record.js';
 import type { ElementRefusal } from './element-refusal.js';
 import type { InboxElement } from './inbox-element.js';
 

@@ -5,7 +5,7 @@
  */
 import type { ActorDocument, OutboxEntryDoc, TimerDoc, ToolIntentDoc } from '../actor/actor-document.js';
 import { TimerKind } from '../actor/actor-document.js';
-import type { ActivationReport, ApplyDeps, ApplyResult } from '../actor/apply-element.js';
+import type { ActivationReport, ApplyDeps, ApplyResult } from '../actor/apply-result.js';
 import { decodeErrorRecord, type ErrorRecordFields } from '../actor/error-record.js';
 import { decodeToolIntent } from '../actor/state-codec.js';
 import { AttemptMemo } from '../activation/attempt-memo.js';

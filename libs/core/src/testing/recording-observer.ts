@@ -3,7 +3,7 @@
  * the runtime reported (retries, conflicts, fencing) rather than only what it wrote.
  */
 import type { ModelCallRecord } from '../activation/activation-tally.js';
-import type { ActivationReport } from '../actor/apply-element.js';
+import type { ActivationReport } from '../actor/apply-result.js';
 import type { ActorRuntimeObserver } from '../actor/actor-runtime-observer.js';
 import type { ErrorReason } from '../vocabulary/error-reason.js';
 

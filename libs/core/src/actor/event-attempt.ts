@@ -1,0 +1,187 @@
+import type { AgentHandler } from '../agent/agent-definition.js';
+import type { ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
+import { failureDetail } from '../activation/failure-position.js';
+import { outputBytes } from '../activation/output-value.js';
+import type { ResumeInput } from '../activation/resume-input.js';
+import { runActivation } from '../activation/run-activation.js';
+import { StagingContext } from '../activation/staging-context.js';
+import { traceId } from '../ids/trace-id.js';
+import { DropOldestCompactor } from '../memory/drop-oldest-compactor.js';
+import { summarizeIfDue } from '../memory/summarize-compaction.js';
+import { WorkingMemory } from '../memory/working-memory.js';
+import { StagedLongTerm } from '../longterm/staged-long-term.js';
+import { ReplayCache } from '../replay/replay-cache.js';
+import { ErrorReason } from '../vocabulary/error-reason.js';
+import { TimerKind, type ActorDocument, type CacheBlobDoc, type ContinuationDoc, type OutboxEntryDoc, type ToolIntentDoc } from './actor-document.js';
+import type { ApplyDeps, ApplyResult } from './apply-result.js';
+import { recordFailure } from './failure-record.js';
+import type { InboxElement } from './inbox-element.js';
+import { intentEntry, outputEntries, traceHeaders } from './outbox-entries.js';
+import { deadlineTimerId, withIdleTtl, withoutDeadline } from './suspension-timers.js';
+
+/** The replay cache of a key with no live suspension (shared: documents are never mutated). */
+const EMPTY_CACHE: CacheBlobDoc = Object.freeze({ entries: Object.freeze([]), totalResponseBytes: 0 });
+
+/** The default compactor (stateless, so one instance serves every activation). */
+const defaultCompactor = new DropOldestCompactor();
+
+/** One attempt of the agent: a start (event) or a resume (answer or denial). */
+export interface AttemptPlan {
+  /** The committed state the attempt builds on (suspension already stripped for a supersede). */
+  readonly base: ActorDocument;
+  /** The state a failed or timed-out attempt leaves in place with its record; defaults to `base`. */
+  readonly failureBase?: ActorDocument;
+  readonly element: InboxElement;
+  /** What the commit records as applied. */
+  readonly lastAppliedSeq: number;
+  /** The activation seq (`ctx.seq`). */
+  readonly seq: number;
+  readonly stepIndex: number;
+  readonly event?: Uint8Array;
+  readonly resume?: ResumeInput & {
+    readonly continuation: ContinuationDoc;
+    /** The intent the resume answered (dropped from pending); absent for a deadline denial. */
+    readonly answered?: string;
+  };
+}
+
+export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspensionPolicy): Promise<ApplyResult> {
+  const { base, element } = plan;
+  const agent = deps.agent.name;
+  const controller = new AbortController();
+  const compactor = deps.agent.memory?.compactor === undefined ? defaultCompactor : deps.agent.memory.compactor;
+  const longterm =
+    deps.longterm === undefined
+      ? undefined
+      : new StagedLongTerm({
+          store: deps.longterm.store,
+          scope: { entityKey: element.entityKey, agent },
+          // The commit counter, not the activation seq: a start and its resume share an activation
+          // seq, so only the counter orders every write of the key (the seq guard needs that).
+          seq: base.seq,
+          nowMs: element.eventTimeMs,
+          ...(deps.longterm.retentionMs ? { retentionMs: deps.longterm.retentionMs } : {}),
+        });
+  const memory = WorkingMemory.fromBlob(base.memory, {
+    nowMs: element.eventTimeMs,
+    ...(deps.onSoftCap ? { onSoftCap: deps.onSoftCap } : {}),
+    ...(compactor !== null ? { compactor } : {}),
+    ...(longterm ? { longterm } : {}),
+  });
+  const ctx = new StagingContext({
+    agent,
+    key: element.entityKey,
+    seq: plan.seq,
+    event: plan.event,
+    eventTimeMs: element.eventTimeMs,
+    stepIndex: plan.stepIndex,
+    memory,
+    cache: ReplayCache.fromBlob(base.llmCache, { nowMs: element.eventTimeMs }),
+    provider: deps.provider,
+    memo: deps.memo,
+    // A getter, read only when needed (see `StagingContextInit.signal`): most attempts never need a signal.
+    get signal() {
+      return controller.signal;
+    },
+    monotonicMs: deps.monotonicMs,
+    policy,
+    ...(plan.resume ? { resume: plan.resume } : {}),
+    ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
+    ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
+  });
+  const summarize = deps.agent.memory?.summarize;
+  // Summarizing runs inside the activation (same timeout, same failure handling) after the agent
+  // returned, through the cache-first model path.
+  const handler: AgentHandler =
+    summarize === undefined
+      ? deps.agent.handler
+      : async (c) => {
+          const outcome = await deps.agent.handler(c);
+          await summarizeIfDue(memory, (request) => ctx.callModel(request), summarize);
+          return outcome;
+        };
+  const result = await runActivation(handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller, monotonicMs: deps.monotonicMs });
+  const carried = traceHeaders(element.headers);
+
+  const failureBase = plan.failureBase ?? base;
+  if (result.kind === 'failed') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationError, failureDetail(result.error, result.position), deps, 'failed', ctx.tally);
+  if (result.kind === 'timed_out') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationTimeout, '', deps, 'timed_out', ctx.tally);
+
+  const outputs = [...ctx.outputs];
+  if (result.kind === 'completed') {
+    const final = outputBytes(result.outcome.output);
+    if (final.length > 0) outputs.push(final);
+  }
+  const staged = ctx.intents;
+  const outbox: OutboxEntryDoc[] = [
+    ...outputEntries(deps.addressing, agent, element.entityKey, base.seq, element.eventTimeMs, outputs, carried, plan.seq),
+    ...staged.map((intent) => intentEntry(deps.addressing, intent, carried, deps.signer)),
+  ];
+  const committed = {
+    ...base,
+    agent,
+    entityKey: element.entityKey,
+    seq: base.seq + 1,
+    lastAppliedSeq: plan.lastAppliedSeq,
+    ownerEpoch: deps.ownerEpoch,
+    memory: memory.toBlob(),
+    llmCache: ctx.replayCache.toBlob(),
+    outbox,
+  };
+  const report = {
+    seq: plan.seq,
+    tally: ctx.tally,
+    memoryBytes: memory.sizeBytes,
+    outputs: outputs.length,
+    intents: staged.length,
+    resumed: plan.resume !== undefined,
+  };
+
+  if (result.kind === 'completed') {
+    // Nothing in the replay cache is read again once no suspension is live: its keys embed the
+    // activation seq, the next activation runs at a new seq, and a redelivery of this element is a
+    // duplicate that re-runs nothing. Keeping the entries only grew every later commit (see
+    // docs/decisions/0016-replay-cache-holds-live-scopes-only.md).
+    const next: ActorDocument = { ...committed, llmCache: EMPTY_CACHE, continuation: undefined, pending: [], timers: withIdleTtl(withoutDeadline(base.timers), element.eventTimeMs, deps) };
+    return { kind: 'commit', next, report: { status: 'completed', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
+  }
+
+  // Suspended: carry forward what the previous suspension still waits for (unless the deadline
+  // already passed), add what this attempt staged, keep the earliest deadline.
+  const previous = plan.resume !== undefined && !plan.resume.timedOut ? plan.resume.continuation : undefined;
+  const carriedPending: ToolIntentDoc[] = previous === undefined ? [] : base.pending.filter((i) => i.intentId !== plan.resume?.answered);
+  const carriedIds = previous === undefined ? [] : previous.pendingIntentIds.filter((id) => id !== plan.resume?.answered);
+  const requested = result.outcome.timeoutMs;
+  const candidates = [
+    ...(previous !== undefined ? [previous.deadlineMs] : [element.eventTimeMs + (requested ?? policy.timeoutMs)]),
+    ...(previous !== undefined && requested !== undefined ? [element.eventTimeMs + requested] : []),
+    ...staged.map((i) => i.expiresAtMs),
+  ];
+  const continuation: ContinuationDoc = {
+    seq: plan.seq,
+    stepIndex: ctx.stepIndex,
+    pendingIntentIds: [...carriedIds, ...staged.map((i) => i.intentId)],
+    snapshot: snapshotBytes(result.outcome.snapshot),
+    suspendedAtMs: element.eventTimeMs,
+    deadlineMs: Math.min(...candidates),
+    escalations: previous?.escalations ?? 0,
+    traceId: previous?.traceId ?? traceId(agent, element.entityKey, plan.seq),
+  };
+  const next: ActorDocument = {
+    ...committed,
+    continuation,
+    pending: [...carriedPending, ...staged],
+    timers: withIdleTtl(
+      [...withoutDeadline(base.timers), { timerId: deadlineTimerId(continuation), kind: TimerKind.Deadline, dueAtMs: continuation.deadlineMs }],
+      // Working-memory expiry never pre-empts a live suspension's deadline.
+      Math.max(element.eventTimeMs, continuation.deadlineMs),
+      deps,
+    ),
+  };
+  return { kind: 'commit', next, report: { status: 'suspended', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
+}
+
+function snapshotBytes(snapshot: Uint8Array | string | undefined): Uint8Array {
+  if (snapshot === undefined) return new Uint8Array(0);
+  return typeof snapshot === 'string' ? new TextEncoder().encode(snapshot) : snapshot;
+}
