@@ -17,7 +17,6 @@ import { NatsLongTermStore } from '#longterm';
 import { systemClock } from './system-clock.js';
 import { ActivatorService } from './activator.service.js';
 import { buildModelProvider } from './model-provider.factory.js';
-import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js';
 
 /**
  * The activator's composition root. Configuration is loaded once from the process environment
@@ -55,9 +54,7 @@ import { FailpointStateStore, parseFailpoints } from './failpoint-state-store.js
       provide: STATE_STORE,
       inject: [NatsService, TOPOLOGY, PROVISIONING],
       useFactory: async (nats: NatsService, topology: Topology) => {
-        const store = new KvStateStore(await nats.bucket(topology.buckets.state));
-        const failpoints = parseFailpoints(process.env.AGENTS_FAILPOINTS);
-        return failpoints.length === 0 ? store : new FailpointStateStore(store, failpoints);
+        return new KvStateStore(await nats.bucket(topology.buckets.state));
       },
     },
     {

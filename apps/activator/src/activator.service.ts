@@ -12,7 +12,8 @@ import { directScreen } from './direct-screen.js';
 import { digestOfToken, EntityGate } from './entity-gate.js';
 import { buildIntentSigner } from './intent-signer.factory.js';
 import { KvTimerIndex } from './kv-timer-index.js';
-import { LeaseGuardedStateStore } from './lease-guarded-state-store.js';
+import { composeCommitPath } from './commit-path.factory.js';
+import { parseFailpoints } from './failpoint-state-store.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
 import type { RuntimeMetrics } from '#telemetry';
 import { OwnershipManager } from './ownership-manager.js';
@@ -60,9 +61,8 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     const signer = buildIntentSigner(this.config.signing, process.env);
     const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology, this.nats.jsm);
     this.timerIndex = timerIndex;
-    this.runtime = new TracedActorRuntime({
-      // Commits only under a locally valid lease on the key's partition (the epoch fences the rest).
-      store: new LeaseGuardedStateStore(this.store, (stateKey) => this.ownership?.holds(this.partitionOfStateKey(stateKey)) ?? false),
+    const ports = {
+      store: this.store,
       publisher: this.publisher,
       agents: this.agents,
       provider: this.provider,
@@ -79,7 +79,15 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       screenDirect: directScreen(this.agents, this.config.ingress),
       ...(signer ? { signer } : {}),
       ...(this.longterm !== null ? { longterm: { store: this.longterm, retentionMs: this.config.longterm.retentionMs } } : {}),
-    }, { metrics: this.metrics, prefix: this.topology.prefix, partitionOf: (token) => this.topology.partitionOf(token) });
+    };
+    const commitPath = composeCommitPath(ports, {
+      failpoints: parseFailpoints(process.env.AGENTS_FAILPOINTS),
+      // Commits only under a locally valid lease on the key's partition (the epoch fences the rest).
+      holdsLease: (stateKey) => this.ownership?.holds(this.partitionOfStateKey(stateKey)) ?? false,
+      metrics: this.metrics,
+      prefix: this.topology.prefix,
+    });
+    this.runtime = new TracedActorRuntime(commitPath, { metrics: this.metrics, prefix: this.topology.prefix, partitionOf: (token) => this.topology.partitionOf(token) });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;
     const runtime = this.runtime;

@@ -7,6 +7,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeActorDocument, RetryableError, type AgentDefinition, type InboxElement, type OutboxEntryDoc, type StateStore, type StoredActor, type Timers } from '#core';
 import { RuntimeMetrics } from '#telemetry';
+import { composeCommitPath } from '../commit-path.factory.js';
 import { TracedActorRuntime } from './traced-actor-runtime.js';
 
 const utf8 = new TextEncoder();
@@ -44,7 +45,7 @@ const echo: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'comple
 
 function runtime(store: MapStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics): TracedActorRuntime {
   return new TracedActorRuntime(
-    {
+    composeCommitPath({
       store,
       publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
       agents: new Map([[echo.name, echo]]),
@@ -57,7 +58,7 @@ function runtime(store: MapStore, published: OutboxEntryDoc[], metrics: RuntimeM
       maxDocumentBytes: 1_000_000,
       cacheCapacity: 10,
       backoff: { baseMs: 1, maxMs: 2 },
-    },
+    }, { failpoints: [], metrics, prefix: 'agents' }),
     { metrics, prefix: 'agents', partitionOf: () => 3 },
   );
 }

@@ -2,10 +2,6 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } 
 import { ActorRuntime, ensureError, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
 import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
-import { TracedOutboxPublisher } from './traced-outbox-publisher.js';
-import { tracedLongTermStore } from './traced-long-term-store.js';
-import { TracedStateStore } from './traced-state-store.js';
-import { TracingObserver } from './tracing-observer.js';
 
 /** What the traced runtime needs besides the core's dependencies. */
 export interface ActivationTelemetry {
@@ -38,14 +34,9 @@ export interface ActivationTelemetry {
 export class TracedActorRuntime extends ActorRuntime {
   private readonly telemetry: ActivationTelemetry;
 
+  /** @param deps the runtime's ports as {@link composeCommitPath} wrapped them (child spans come from there). */
   constructor(deps: ActorRuntimeDeps, telemetry: ActivationTelemetry) {
-    super({
-      ...deps,
-      store: new TracedStateStore(deps.store),
-      publisher: new TracedOutboxPublisher(deps.publisher, telemetry.metrics, telemetry.prefix),
-      observer: new TracingObserver(deps.observer, deps.provider.name),
-      ...(deps.longterm !== undefined ? { longterm: { ...deps.longterm, store: tracedLongTermStore(deps.longterm.store, telemetry.metrics) } } : {}),
-    });
+    super(deps);
     this.telemetry = telemetry;
   }
 
