@@ -48,7 +48,7 @@ import { buildModelProvider } from './model-provider.factory.js';
     {
       provide: MODEL_PROVIDER,
       inject: [RUNTIME_CONFIG],
-      useFactory: (config: RuntimeConfig) => buildModelProvider(config.model, process.env, process.cwd()),
+      useFactory: (config: RuntimeConfig) => buildModelProvider(config, process.env, process.cwd()),
     },
     {
       provide: STATE_STORE,

@@ -10,6 +10,8 @@ export {
   ActivatorConfigSchema,
   IngressConfigSchema,
   ModelConfigSchema,
+  ModelAliasSchema,
+  ProviderLimitsSchema,
   SigningConfigSchema,
   EffectorConfigSchema,
   LongTermConfigSchema,

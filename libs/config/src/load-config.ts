@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { RuntimeConfigSchema, type RuntimeConfig } from './runtime-config.js';
+import { aliasProblems, RuntimeConfigSchema, type RuntimeConfig } from './runtime-config.js';
 
 /** The configuration is invalid; the message names every offending field. Services exit on it. */
 export class ConfigError extends Error {
@@ -107,6 +107,8 @@ export function loadConfig(sources: ConfigSources): RuntimeConfig {
 
   const result = RuntimeConfigSchema.safeParse(merged);
   if (!result.success) throw new ConfigError(`invalid configuration:\n${z.prettifyError(result.error)}`);
+  const dangling = aliasProblems(result.data);
+  if (dangling.length > 0) throw new ConfigError(`invalid configuration:\n${dangling.map((p) => `✖ ${p}`).join('\n')}`);
   return result.data;
 }
 

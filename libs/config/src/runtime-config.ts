@@ -81,12 +81,36 @@ export const IngressConfigSchema = z.strictObject({
   ackWaitMs: positiveInt.default(30_000),
 });
 
+/**
+ * Protection of one provider inside one activator process (each process enforces its own share):
+ * a concurrency cap, request and token rates per minute (calls wait for room, bounded by the
+ * activation timeout), and a circuit breaker that fails calls fast while the provider is down.
+ */
+export const ProviderLimitsSchema = z.strictObject({
+  /** Calls in flight at once; more wait their turn. */
+  maxConcurrency: positiveInt.optional(),
+  /** Calls started per rolling minute. */
+  requestsPerMinute: positiveInt.optional(),
+  /** Tokens (as the provider reports them) per rolling minute; a call starts only while the minute has room. */
+  tokensPerMinute: positiveInt.optional(),
+  /** Opens after `failureThreshold` consecutive retryable failures; fails fast for `openMs`, then lets one call probe. */
+  breaker: z
+    .strictObject({
+      /** Consecutive retryable failures (after the provider's own retries) that open the circuit. */
+      failureThreshold: positiveInt.default(5),
+      /** How long an open circuit fails calls fast before one probe call may go through. */
+      openMs: positiveInt.default(30_000),
+    })
+    .optional(),
+});
+
 export const ModelConfigSchema = z.discriminatedUnion('provider', [
   z.strictObject({
-    /** `fake`: the scripted, offline FakeLlm; `openai-compatible`: any chat-completions endpoint. */
+    /** `fake`: the scripted, offline FakeLlm; `openai-compatible`: any chat-completions endpoint; `anthropic`: the Messages API. */
     provider: z.literal('fake'),
     /** Module exporting `rules` for the FakeLlm (the demo script by default). */
     script: z.string().optional(),
+    limits: ProviderLimitsSchema.optional(),
   }),
   z.strictObject({
     provider: z.literal('openai-compatible'),
@@ -100,8 +124,35 @@ export const ModelConfigSchema = z.discriminatedUnion('provider', [
     timeoutMs: positiveInt.default(60_000),
     /** Attempts per model call on retryable failures (rate limits, 5xx, timeouts), with backoff. */
     maxAttempts: positiveInt.default(4),
+    limits: ProviderLimitsSchema.optional(),
+  }),
+  z.strictObject({
+    provider: z.literal('anthropic'),
+    /** API root without `/v1` (a gateway, or a local server in tests). */
+    baseUrl: z.url().default('https://api.anthropic.com'),
+    /** Environment variable holding the API key (one of `apiKeyEnv` / `apiKeyFile` is required). */
+    apiKeyEnv: z.string().optional(),
+    /** File holding the API key. */
+    apiKeyFile: z.string().optional(),
+    /** Per-request timeout of a model call. */
+    timeoutMs: positiveInt.default(60_000),
+    /** Attempts per model call on retryable failures (429, 5xx, 529 overloaded, timeouts), with backoff. */
+    maxAttempts: positiveInt.default(4),
+    /** `max_tokens` of a request whose params name none (the Messages API requires one). */
+    maxTokens: positiveInt.default(1_024),
+    limits: ProviderLimitsSchema.optional(),
   }),
 ]);
+
+const aliasName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be a model alias: letters, digits, . _ : -');
+
+/** A model alias: the name agents pass as `model` to `ctx.callModel`, mapped to a named provider and its real model id. */
+export const ModelAliasSchema = z.strictObject({
+  /** A key of `providers`, or `default` for the `model` section's provider. */
+  provider: z.string().min(1),
+  /** The model id the provider is sent. */
+  model: z.string().min(1),
+});
 
 /**
  * Intent signing (HMAC-SHA256). The activator signs every intent it commits with `keyId`; the
@@ -206,11 +257,22 @@ export const RuntimeConfigSchema = z.strictObject({
   ingress: IngressConfigSchema.prefault({}),
   /** The model provider activations call through `ctx.callModel`. */
   model: ModelConfigSchema.default({ provider: 'fake' }),
+  /** More providers by name (each with its own protection), for `models` aliases to point at. */
+  providers: z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'must be a provider name'), ModelConfigSchema).default({}),
+  /** Model aliases: `ctx.callModel({ model: '<alias>' })` goes to the alias's provider and model. Unaliased names go to `model`. */
+  models: z.record(aliasName, ModelAliasSchema).default({}),
   signing: SigningConfigSchema.prefault({}),
   effector: EffectorConfigSchema.prefault({}),
   longterm: LongTermConfigSchema.prefault({}),
   ops: OpsConfigSchema.prefault({}),
 });
+
+/** Every alias names a provider that exists (`default` or a key of `providers`). */
+export function aliasProblems(config: Pick<RuntimeConfig, 'providers' | 'models'>): string[] {
+  return Object.entries(config.models)
+    .filter(([, alias]) => alias.provider !== 'default' && !(alias.provider in config.providers))
+    .map(([name, alias]) => `models.${name}.provider: no provider named '${alias.provider}' (use 'default' or a key of providers)`);
+}
 
 /** The validated configuration. */
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;

@@ -37,6 +37,8 @@ export type {
   ProviderCallOptions,
   DecodedResponse,
   TokenUsage,
+  ToolCall,
+  StopReason,
 } from './model/model-request.js';
 export {
   ProviderError,

@@ -193,7 +193,7 @@ describe('FakeLlm', () => {
       .on(matchModel('chat'), respondWithChat((req) => `hi from ${req.model}`, { usage }))
       .on(matchAny(), respondWith('plain {not json'));
 
-    expect(fake.decode(await fake.complete(request('chat'), live()))).toEqual({ text: 'hi from chat', usage });
+    expect(fake.decode(await fake.complete(request('chat'), live()))).toEqual({ text: 'hi from chat', usage, stopReason: 'end' });
     expect(fake.decode(await fake.complete(request('raw'), live()))).toEqual({ text: 'plain {not json' });
   });
 

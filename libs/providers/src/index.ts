@@ -3,7 +3,9 @@
  * Model providers: the transports behind the runtime's `ModelProvider` port. The runtime calls
  * `complete` only on a replay-cache miss and stores the returned raw bytes verbatim; retries of
  * retryable failures live inside each provider. Ships the deterministic `FakeLlm` (default in
- * tests and the demo) and an OpenAI-compatible chat-completions client. No import side effects.
+ * tests and the demo), an OpenAI-compatible chat-completions client and the Anthropic Messages
+ * API client; a router that maps model aliases to providers; per-provider protection (concurrency,
+ * rate limits, circuit breaker). No import side effects.
  */
 
 // factory
@@ -12,8 +14,21 @@ export type {
   ModelProviderConfig,
   FakeProviderConfig,
   OpenAiCompatibleProviderConfig,
+  AnthropicProviderConfig,
   ModelProviderFactoryDeps,
 } from './model-provider-factory.js';
+export { createModelRouter } from './model-provider-factory.js';
+
+// routing and protection
+export { ModelRouter } from './model-router.js';
+export type { ModelRoute, ModelRouterOptions } from './model-router.js';
+export { ProtectedProvider, ProviderUnavailable } from './protected-provider.js';
+export type { ProviderLimits, ProtectedProviderOptions, CircuitState } from './protected-provider.js';
+
+// Anthropic Messages API
+export { AnthropicMessagesProvider, ANTHROPIC_MESSAGES_DEFAULTS } from './anthropic-messages-provider.js';
+export type { AnthropicMessagesProviderOptions } from './anthropic-messages-provider.js';
+export { decodeAnthropicMessage } from './anthropic-messages-decode.js';
 
 // OpenAI-compatible chat completions
 export { OpenAiCompatibleProvider, OPENAI_COMPATIBLE_DEFAULTS } from './openai-compatible-provider.js';

@@ -4,16 +4,36 @@
  * service passes in (this file never reads `process.env`).
  */
 import type { ModelProvider } from '#core';
+import { AnthropicMessagesProvider } from './anthropic-messages-provider.js';
 import { loadApiKey } from './api-key.js';
 import type { EnvMap } from './api-key.js';
+import { ApiKeyError } from './errors.js';
 import { FakeLlm } from './fake-llm.js';
 import type { FakeLlmRule } from './fake-llm.js';
+import { ModelRouter, type ModelRoute } from './model-router.js';
 import { OpenAiCompatibleProvider } from './openai-compatible-provider.js';
+import { ProtectedProvider, type ProviderLimits } from './protected-provider.js';
 
 /** The scripted {@link FakeLlm}; with no rules every call fails with `UnmatchedRequestError`. */
 export interface FakeProviderConfig {
   readonly provider: 'fake';
   readonly rules?: readonly FakeLlmRule[];
+  /** Protection of this provider in this process (see {@link ProtectedProvider}). */
+  readonly limits?: ProviderLimits;
+}
+
+/** An {@link AnthropicMessagesProvider}; the key comes from exactly one of `apiKeyEnv` / `apiKeyFile`. */
+export interface AnthropicProviderConfig {
+  readonly provider: 'anthropic';
+  /** API root without `/v1` (default `https://api.anthropic.com`). */
+  readonly baseUrl?: string;
+  readonly apiKeyEnv?: string;
+  readonly apiKeyFile?: string;
+  readonly timeoutMs?: number;
+  readonly maxAttempts?: number;
+  /** `max_tokens` when a request names none. */
+  readonly maxTokens?: number;
+  readonly limits?: ProviderLimits;
 }
 
 /** An {@link OpenAiCompatibleProvider}; the key comes from at most one of `apiKeyEnv` / `apiKeyFile`. */
@@ -29,6 +49,7 @@ export interface OpenAiCompatibleProviderConfig {
   readonly timeoutMs?: number;
   /** Attempts per call, the first included (default 4). */
   readonly maxAttempts?: number;
+  readonly limits?: ProviderLimits;
 }
 
 /**
@@ -36,7 +57,7 @@ export interface OpenAiCompatibleProviderConfig {
  * `model` section of the runtime config (`#config`'s `ModelConfigSchema`) can be passed as is;
  * for `fake`, the service loads the rules (e.g. from the configured script module) and adds them.
  */
-export type ModelProviderConfig = FakeProviderConfig | OpenAiCompatibleProviderConfig;
+export type ModelProviderConfig = FakeProviderConfig | OpenAiCompatibleProviderConfig | AnthropicProviderConfig;
 
 /** What the factory needs from its host. */
 export interface ModelProviderFactoryDeps {
@@ -56,6 +77,26 @@ export interface ModelProviderFactoryDeps {
  * ```
  */
 export function createModelProvider(config: ModelProviderConfig, deps: ModelProviderFactoryDeps): ModelProvider {
+  const provider = bareProvider(config, deps);
+  return config.limits === undefined ? provider : new ProtectedProvider(provider, { limits: config.limits });
+}
+
+/**
+ * Builds the default provider, the named ones and the aliases into one {@link ModelRouter}: what
+ * an activator calls. Each provider is protected by its own limits (per process).
+ *
+ * @throws what {@link createModelProvider} throws, and `ProviderConfigError` for an alias naming
+ *   a provider that is not configured.
+ */
+export function createModelRouter(
+  config: { readonly default: ModelProviderConfig; readonly providers?: Readonly<Record<string, ModelProviderConfig>>; readonly models?: Readonly<Record<string, ModelRoute>> },
+  deps: ModelProviderFactoryDeps,
+): ModelRouter {
+  const providers = new Map(Object.entries(config.providers ?? {}).map(([name, c]) => [name, createModelProvider(c, deps)] as const));
+  return new ModelRouter({ default: createModelProvider(config.default, deps), providers, aliases: new Map(Object.entries(config.models ?? {})) });
+}
+
+function bareProvider(config: ModelProviderConfig, deps: ModelProviderFactoryDeps): ModelProvider {
   switch (config.provider) {
     case 'fake':
       return new FakeLlm({ rules: config.rules ?? [] });
@@ -66,6 +107,17 @@ export function createModelProvider(config: ModelProviderConfig, deps: ModelProv
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
         ...(config.maxAttempts === undefined ? {} : { maxAttempts: config.maxAttempts }),
+      });
+    }
+    case 'anthropic': {
+      const apiKey = loadApiKey(config, deps.env);
+      if (apiKey === undefined) throw new ApiKeyError('the anthropic provider needs apiKeyEnv or apiKeyFile', {});
+      return new AnthropicMessagesProvider({
+        apiKey,
+        ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
+        ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+        ...(config.maxAttempts === undefined ? {} : { maxAttempts: config.maxAttempts }),
+        ...(config.maxTokens === undefined ? {} : { defaultMaxTokens: config.maxTokens }),
       });
     }
     default:

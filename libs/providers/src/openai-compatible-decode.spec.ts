@@ -25,9 +25,18 @@ describe('decodeOpenAiCompatible', () => {
     expect(decodeOpenAiCompatible(completion({ content: 'x' }))).toEqual({ text: 'x' });
   });
 
-  it('serialises tool calls as JSON text when the message has no content', () => {
-    const toolCalls = [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"nats"}' } }];
-    expect(decodeOpenAiCompatible(completion({ role: 'assistant', content: null, tool_calls: toolCalls })).text).toBe(JSON.stringify(toolCalls));
+  it('returns tool calls as structured values, never as JSON text', () => {
+    const toolCalls = [
+      { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"nats"}' } },
+      { id: 'call_2', type: 'function', function: { name: 'broken', arguments: '{"q":' } },
+    ];
+    expect(decodeOpenAiCompatible(completion({ role: 'assistant', content: null, tool_calls: toolCalls }))).toMatchObject({
+      text: '',
+      toolCalls: [
+        { id: 'call_1', name: 'lookup', arguments: { q: 'nats' } },
+        { id: 'call_2', name: 'broken', arguments: '{"q":' },
+      ],
+    });
     expect(decodeOpenAiCompatible(completion({ role: 'assistant', content: null })).text).toBe('');
   });
 

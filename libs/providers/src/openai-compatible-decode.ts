@@ -4,7 +4,7 @@
  * the replay cache, and anything that is not a chat completion fails the same way every time.
  */
 import { ProviderRequestError } from '#core';
-import type { DecodedResponse, TokenUsage } from '#core';
+import type { DecodedResponse, JsonValue, StopReason, TokenUsage, ToolCall } from '#core';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -14,8 +14,12 @@ type JsonObject = { readonly [key: string]: unknown };
  * Extracts the assistant text and usage from a chat-completions body.
  *
  * - `text` is `choices[0].message.content` when it is a string; an array of content parts is
- *   joined from their `text` fields; when the content is null or absent, the message's
- *   `tool_calls` are returned as JSON text (`JSON.stringify`), or `''` when there are none.
+ *   joined from their `text` fields; `''` when the content is null or absent.
+ * - `toolCalls` are the message's `tool_calls` of type `function` as structured values: `id`,
+ *   `function.name`, and `function.arguments` parsed from its JSON string (kept as the raw string
+ *   when the model wrote invalid JSON). Never flattened into `text`.
+ * - `stopReason` maps `finish_reason`: `stop` → `end`, `tool_calls`/`function_call` → `tool_use`,
+ *   `length` → `max_tokens`, `content_filter` → `refusal`, anything else → `other`.
  * - `usage` is read from `usage.{prompt_tokens, completion_tokens, total_tokens}` when the first
  *   two are non-negative integers (`total_tokens` defaults to their sum); otherwise it is absent.
  *
@@ -38,7 +42,56 @@ export function decodeOpenAiCompatible(body: Uint8Array): DecodedResponse {
   if (!isObject(message)) throw undecodable('has no choices[0].message object');
   const text = messageText(message);
   const usage = tokenUsage(root['usage']);
-  return usage === undefined ? { text } : { text, usage };
+  const toolCalls = messageToolCalls(message['tool_calls']);
+  const stopReason = finishReason(isObject(first) ? first['finish_reason'] : undefined);
+  return {
+    text,
+    ...(usage === undefined ? {} : { usage }),
+    ...(toolCalls.length === 0 ? {} : { toolCalls }),
+    ...(stopReason === undefined ? {} : { stopReason }),
+  };
+}
+
+function messageToolCalls(calls: unknown): ToolCall[] {
+  if (!Array.isArray(calls)) return [];
+  const out: ToolCall[] = [];
+  for (const call of calls) {
+    if (!isObject(call)) continue;
+    const fn = call['function'];
+    if (!isObject(fn) || typeof fn['name'] !== 'string') continue;
+    out.push({ id: typeof call['id'] === 'string' ? call['id'] : '', name: fn['name'], arguments: parseArguments(fn['arguments']) });
+  }
+  return out;
+}
+
+/** The arguments JSON string parsed; the raw string when it is not JSON; `{}` when absent. */
+function parseArguments(raw: unknown): JsonValue {
+  if (typeof raw !== 'string') return isObject(raw) ? (raw as JsonValue) : {};
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw) as JsonValue;
+  } catch {
+    return raw;
+  }
+}
+
+function finishReason(reason: unknown): StopReason | undefined {
+  switch (reason) {
+    case undefined:
+    case null:
+      return undefined;
+    case 'stop':
+      return 'end';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'length':
+      return 'max_tokens';
+    case 'content_filter':
+      return 'refusal';
+    default:
+      return 'other';
+  }
 }
 
 function parseJsonObject(body: Uint8Array): JsonObject {
@@ -62,10 +115,7 @@ function messageText(message: JsonObject): string {
   const content = message['content'];
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map(partText).join('');
-  if (content === null || content === undefined) {
-    const toolCalls = message['tool_calls'];
-    return Array.isArray(toolCalls) && toolCalls.length > 0 ? JSON.stringify(toolCalls) : '';
-  }
+  if (content === null || content === undefined) return '';
   throw undecodable(`has choices[0].message.content of type ${typeof content}`);
 }
 

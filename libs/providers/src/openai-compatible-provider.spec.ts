@@ -129,7 +129,7 @@ describe('OpenAiCompatibleProvider', () => {
     const server = await chatServer((_i, _req, res) => send(res, 200, chatCompletionJson({ text: 'done', model: 'gpt-test', usage })));
     const openai = provider(server.baseUrl);
 
-    expect(openai.decode(await openai.complete(request, live()))).toEqual({ text: 'done', usage });
+    expect(openai.decode(await openai.complete(request, live()))).toEqual({ text: 'done', usage, stopReason: 'end' });
   });
 
   it('retries a 429 after at least its Retry-After delay, then returns the success', async () => {

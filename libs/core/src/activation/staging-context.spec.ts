@@ -190,6 +190,21 @@ describe('StagingContext', () => {
       ]);
     });
 
+    it('hands the agent the tool calls and stop reason as structured values, from fresh and cached bytes alike', async () => {
+      const toolCalls = [{ id: 'call_1', name: 'lookup', arguments: { q: 'nats' } }];
+      const provider: ModelProvider = {
+        name: 'tooling',
+        complete: () => Promise.resolve(utf8Bytes('raw')),
+        decode: () => ({ text: '', toolCalls, stopReason: 'tool_use' }),
+      };
+      const ctx = contextFor({ provider });
+      const fresh = await ctx.callModel(request('ping'));
+      const cached = await ctx.callModel(request('ping'));
+      expect(fresh).toMatchObject({ text: '', toolCalls, stopReason: 'tool_use' });
+      expect(cached).toMatchObject({ toolCalls, stopReason: 'tool_use' });
+      expect((await contextFor().callModel(request('x'))).toolCalls).toEqual([]);
+    });
+
     it('hands the attempt signal to the provider', async () => {
       const controller = new AbortController();
       const provider = ScriptedModelProvider.hanging();

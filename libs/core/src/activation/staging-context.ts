@@ -279,6 +279,8 @@ export class StagingContext implements ActivationContext {
       body,
       text: decoded?.text ?? utf8.decode(body),
       ...(usage ? { usage } : {}),
+      toolCalls: decoded?.toolCalls ?? [],
+      ...(decoded?.stopReason !== undefined ? { stopReason: decoded.stopReason } : {}),
       digest: createHash('sha256').update(body).digest('hex'),
     };
   }

@@ -5,7 +5,7 @@ import type { ModelRequest, ModelResponse } from '../model/model-request.js';
 import { SummaryDidNotShrink, summarizeIfDue, type SummarizeOptions } from './summarize-compaction.js';
 import { WorkingMemory } from './working-memory.js';
 
-const respond = (text: string): ModelResponse => ({ body: new TextEncoder().encode(text), text, digest: '' });
+const respond = (text: string): ModelResponse => ({ body: new TextEncoder().encode(text), text, toolCalls: [], digest: '' });
 
 function memoryWithHistory(items: number, itemBytes = 100): WorkingMemory {
   const memory = WorkingMemory.fromBlob(undefined, { nowMs: 1 });

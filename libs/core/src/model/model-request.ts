@@ -23,10 +23,32 @@ export interface TokenUsage {
   readonly totalTokens: number;
 }
 
+/**
+ * One tool call the model asked for, as a structured value (never JSON text to re-parse). `id` is
+ * the provider's call id (echo it back with the tool's result); `arguments` is the parsed JSON the
+ * model wrote, or the raw string when the model wrote something that is not JSON (the agent decides
+ * what to do with it; the decoder never fails a call over it).
+ */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: JsonValue;
+}
+
+/**
+ * Why the model stopped, normalised across providers: `end` (a natural end or a stop sequence),
+ * `tool_use` (it wants tools run), `max_tokens` (cut off by the limit), `refusal`, or `other` (a
+ * reason this runtime does not know; the raw one is in the body).
+ */
+export type StopReason = 'end' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
+
 /** What a decoder extracts from raw response bytes; pure, so it works identically on cached bytes. */
 export interface DecodedResponse {
   readonly text: string;
   readonly usage?: TokenUsage;
+  /** The tool calls of the response, in the order the model wrote them (absent: none). */
+  readonly toolCalls?: readonly ToolCall[];
+  readonly stopReason?: StopReason;
 }
 
 /**
@@ -40,6 +62,10 @@ export interface ModelResponse {
   /** The decoded assistant text (provider decoder), or the UTF-8 body when there is no decoder. */
   readonly text: string;
   readonly usage?: TokenUsage;
+  /** The tool calls the model asked for, structured (empty when none, or when the provider has no decoder). */
+  readonly toolCalls: readonly ToolCall[];
+  /** Why the model stopped, when the decoder can tell. */
+  readonly stopReason?: StopReason;
   /** Lowercase hex sha256 of `body`. */
   readonly digest: string;
 }
