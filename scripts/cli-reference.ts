@@ -105,6 +105,10 @@ export const COMMAND_NOTES: Readonly<Record<string, CommandNotes>> = {
       '#   …',
     ],
   },
+  'key-digest': {
+    prints: 'the 32-hex-digit digest that spans carry as `agents.key` for this key (search Jaeger with `agents.key=<digest>`); the same in every service that shares `AGENTS_TRACE_KEY_SALT`.',
+    example: ['node bin/nats-agents.mjs key-digest order-42', '# 3bf8b157c4238eefe5ae4a66eca81c6b'],
+  },
   bench: {
     prints:
       'outputs received out of events sent, duration, activations/s and publish → output latency percentiles (p50, p90, p99, max), error records by reason and timed-out keys; with `--json`, the same as one JSON line. Exit code 2 when not every event got an output.',

@@ -14,6 +14,7 @@ import { createTopology, encodeKeyToken, keyFromText } from '#routing';
 import { connectNats, provision } from '#transport';
 import { copyLongTerm, NatsLongTermStore, restore, supersede } from '#longterm';
 import type { LongTermRecord } from '#core';
+import { keyDigest } from '#telemetry';
 import { runLoad } from './load-run.js';
 
 /** The exit codes of every command: a closed vocabulary a script may branch on. */
@@ -88,7 +89,18 @@ export function buildProgram(env: CliEnv = process.env): Command {
   addMemory(program, config);
   addErase(program, config, env);
   addBench(program, config);
+  addKeyDigest(program, env);
   return program;
+}
+
+function addKeyDigest(program: Command, env: CliEnv): void {
+  program
+    .command('key-digest')
+    .description('print the digest spans carry as agents.key for a key (AGENTS_TRACE_KEYS=digest, the default; salted by $AGENTS_TRACE_KEY_SALT), to search traces by key')
+    .argument('<key>', 'entity key (text)')
+    .action((key: string) => {
+      console.log(keyDigest(encodeKeyToken(keyFromText(key)), env.AGENTS_TRACE_KEY_SALT ?? ''));
+    });
 }
 
 function addProvision(program: Command, config: ConfigOf): void {
@@ -115,7 +127,7 @@ function addPublish(program: Command, config: ConfigOf): void {
     .argument('<agent>', 'agent name')
     .argument('<key>', 'entity key (text)')
     .argument('[payload]', 'event body (JSON by convention)', '')
-    .option('--event-time <ms>', 'event time in epoch ms', integer)
+    .option('--event-time <ms>', "the client's event time in epoch ms: carried as Agents-Client-Time, never the activation clock (the server stamps that)", integer)
     .option('--msg-id <id>', 'idempotency id (Nats-Msg-Id)')
     .option('-w, --wait', 'wait for the output or error record and print it')
     .option('--timeout <ms>', 'how long --wait waits', integer, 30_000)
