@@ -15,7 +15,7 @@ import { KvTimerIndex } from './kv-timer-index.js';
 import { composeCommitPath } from './commit-path.factory.js';
 import { parseFailpoints } from './failpoint-state-store.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
-import type { RuntimeMetrics } from '#telemetry';
+import { currentTracing, type RuntimeMetrics } from '#telemetry';
 import { OwnershipManager } from './ownership-manager.js';
 import { PartitionWorker } from './partition-worker.js';
 import { leaseMoveObserver } from './telemetry/lease-move-observer.js';
@@ -87,7 +87,12 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       metrics: this.metrics,
       prefix: this.topology.prefix,
     });
-    this.runtime = new TracedActorRuntime(commitPath, { metrics: this.metrics, prefix: this.topology.prefix, partitionOf: (token) => this.topology.partitionOf(token) });
+    this.runtime = new TracedActorRuntime(commitPath, {
+      metrics: this.metrics,
+      prefix: this.topology.prefix,
+      partitionOf: (token) => this.topology.partitionOf(token),
+      tracing: currentTracing()?.enabled === true,
+    });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;
     const runtime = this.runtime;

@@ -208,15 +208,29 @@ export class KeyedConsumer<W, O> {
     const entry: Held = { msg };
     this.inFlight.set(seq, entry);
     const { work } = intake;
-    void this.mailbox
-      .run(intake.lane, () => this.handler.handle(work))
-      .then((outcome) => this.handler.settle(entry.msg, outcome, work))
-      // A handler or settlement that threw leaves the message unsettled: redelivered after the ack wait.
-      .catch((error: unknown) => this.handler.failed(entry.msg, error instanceof Error ? error : new Error(String(error)), work))
-      .finally(() => {
-        this.inFlight.delete(seq);
-        this.wakePuller();
-      });
+    const done = (): void => {
+      this.inFlight.delete(seq);
+      this.wakePuller();
+    };
+    this.mailbox.run(intake.lane, () => this.handler.handle(work)).then(
+      (outcome) => {
+        try {
+          this.handler.settle(entry.msg, outcome, work);
+        } catch (error) {
+          this.fail(entry.msg, error, work);
+        }
+        done();
+      },
+      (error: unknown) => {
+        this.fail(entry.msg, error, work);
+        done();
+      },
+    );
+  }
+
+  /** A handler or settlement that threw leaves the message unsettled: redelivered after the ack wait. */
+  private fail(msg: JsMsg, error: unknown, work: W): void {
+    this.handler.failed(msg, error instanceof Error ? error : new Error(String(error)), work);
   }
 
   private wakePuller(): void {

@@ -59,7 +59,7 @@ function runtime(store: MapStore, published: OutboxEntryDoc[], metrics: RuntimeM
       cacheCapacity: 10,
       backoff: { baseMs: 1, maxMs: 2 },
     }, { failpoints: [], metrics, prefix: 'agents' }),
-    { metrics, prefix: 'agents', partitionOf: () => 3 },
+    { metrics, prefix: 'agents', partitionOf: () => 3, tracing: true },
   );
 }
 

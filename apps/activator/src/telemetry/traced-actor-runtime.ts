@@ -10,6 +10,12 @@ export interface ActivationTelemetry {
   readonly prefix: string;
   /** The inbox partition of a key token (a span attribute). */
   readonly partitionOf: (token: string) => number;
+  /**
+   * Whether this process exports traces (`currentTracing().enabled`). Off, an element runs
+   * without a span, a context scope or log fields: nothing would record them, and the async
+   * context they need (AsyncLocalStorage's promise hooks) costs every promise of the process.
+   */
+  readonly tracing: boolean;
 }
 
 /**
@@ -40,7 +46,19 @@ export class TracedActorRuntime extends ActorRuntime {
     this.telemetry = telemetry;
   }
 
-  override async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
+  override process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
+    return this.telemetry.tracing ? this.traced(element, scope) : this.timed(element, scope);
+  }
+
+  /** Tracing off: the element is only timed (metrics); its trace headers pass through as they came. */
+  private async timed(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
+    const started = performance.now();
+    const outcome = await super.process(element, scope);
+    this.time(scope.agent, outcome, (performance.now() - started) / 1_000);
+    return outcome;
+  }
+
+  private async traced(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
     const token = scope.stateKey.slice(scope.stateKey.indexOf('.') + 1);
     const started = performance.now();
     const parent = contextFromHeaders(element.headers);
