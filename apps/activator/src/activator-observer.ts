@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { ActivationReport, ActorRuntimeObserver, ErrorReason } from '#core';
-import type { RuntimeMetrics } from '#telemetry';
+import type { ActivationReport, ActorRuntimeObserver, ErrorReason, ModelCallRecord } from '#core';
+import { activationCost, type ModelPrice, type RuntimeMetrics } from '#telemetry';
 
 /**
  * Logs and counts the runtime's notable events. Routine commits are debug-level; anything that
@@ -11,7 +11,23 @@ import type { RuntimeMetrics } from '#telemetry';
 export class ActivatorObserver implements ActorRuntimeObserver {
   private readonly logger = new Logger('Actor');
 
-  constructor(private readonly metrics: RuntimeMetrics) {}
+  constructor(
+    private readonly metrics: RuntimeMetrics,
+    /** `gen_ai.provider.name` of the GenAI metrics. */
+    private readonly providerName = 'unknown',
+    /** Price per model name, for `agents_model_cost_usd_total`. */
+    private readonly prices: Readonly<Record<string, ModelPrice>> = {},
+  ) {}
+
+  /** A provider call (never a replay-cache answer) feeds the OpenTelemetry GenAI histograms. */
+  modelCall(stateKey: string, call: ModelCallRecord): void {
+    if (call.cacheHit) return;
+    const agent = stateKey.slice(0, stateKey.indexOf('.'));
+    const labels = { agent, gen_ai_operation_name: 'chat', gen_ai_provider_name: this.providerName, gen_ai_request_model: call.model };
+    this.metrics.genAiOperationDuration.observe(labels, call.durationMs / 1_000);
+    if (call.promptTokens !== undefined) this.metrics.genAiTokenUsage.observe({ ...labels, gen_ai_token_type: 'input' }, call.promptTokens);
+    if (call.completionTokens !== undefined) this.metrics.genAiTokenUsage.observe({ ...labels, gen_ai_token_type: 'output' }, call.completionTokens);
+  }
 
   committed(stateKey: string, report: ActivationReport, documentBytes: number): void {
     const agent = stateKey.slice(0, stateKey.indexOf('.'));
@@ -22,6 +38,7 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     if (report.status === 'orphaned') this.metrics.orphanedResults.inc({ agent });
     if (report.memoryBytes !== undefined) this.metrics.workingMemoryBytes.observe({ agent }, report.memoryBytes);
     if (report.tally !== undefined) {
+      for (const [model, usd] of activationCost(report.tally.modelCalls, this.prices).byModel) this.metrics.modelCostUsd.inc({ agent, model }, usd);
       if (report.tally.cacheHits > 0) this.metrics.modelCalls.inc({ agent, cache: 'hit' }, report.tally.cacheHits);
       if (report.tally.providerCalls > 0) this.metrics.modelCalls.inc({ agent, cache: 'miss' }, report.tally.providerCalls);
     }

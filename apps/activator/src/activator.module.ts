@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AGENT_CATALOG, assertAgentsFitConfig, loadAgentModules, loadConfig, longTermEnabled, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { AGENT_CATALOG, assertAgentsFitConfig, loadAgentModules, withConfiguredBudgets, loadConfig, longTermEnabled, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
 import {
   JetStreamOutboxPublisher,
@@ -35,7 +35,7 @@ import { buildModelProvider } from './model-provider.factory.js';
       useFactory: async (config: RuntimeConfig) => {
         const agents = await loadAgentModules(config.agentModules, process.cwd());
         assertAgentsFitConfig(agents, config);
-        return agents;
+        return withConfiguredBudgets(agents, config);
       },
     },
     {

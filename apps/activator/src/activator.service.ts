@@ -74,7 +74,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       maxDocumentBytes: report.maxDocumentBytes,
       cacheCapacity: this.config.activator.cacheCapacity,
       backoff: { baseMs: 100, maxMs: 30_000 },
-      observer: new ActivatorObserver(this.metrics),
+      observer: new ActivatorObserver(this.metrics, this.provider.name, this.config.prices),
       timerIndex,
       screenDirect: directScreen(this.agents, this.config.ingress),
       ...(signer ? { signer } : {}),
@@ -92,6 +92,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       prefix: this.topology.prefix,
       partitionOf: (token) => this.topology.partitionOf(token),
       tracing: currentTracing()?.enabled === true,
+      prices: this.config.prices,
     });
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;

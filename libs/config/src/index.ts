@@ -23,5 +23,6 @@ export { longTermEnabled } from './long-term-enabled.js';
 export type { ConfigSources } from './load-config.js';
 export { loadAgentModules, AgentModuleError } from './agent-modules.js';
 export { assertAgentsFitConfig } from './agent-requirements.js';
+export { withConfiguredBudgets } from './agent-budgets.js';
 export { loadToolModules, ToolModuleError } from './tool-modules.js';
 export { RUNTIME_CONFIG, AGENT_CATALOG } from './nest/runtime-config.token.js';

@@ -261,6 +261,28 @@ export const RuntimeConfigSchema = z.strictObject({
   providers: z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'must be a provider name'), ModelConfigSchema).default({}),
   /** Model aliases: `ctx.callModel({ model: '<alias>' })` goes to the alias's provider and model. Unaliased names go to `model`. */
   models: z.record(aliasName, ModelAliasSchema).default({}),
+  /** Price per model name as agents call it (alias or model id), in USD per million tokens: cost on spans and metrics. */
+  prices: z
+    .record(
+      z.string().min(1),
+      z.strictObject({
+        /** USD per million input (prompt) tokens. */
+        inputPerMillionUsd: z.number().nonnegative(),
+        /** USD per million output (completion) tokens. */
+        outputPerMillionUsd: z.number().nonnegative(),
+      }),
+    )
+    .default({}),
+  /** Token budgets per agent, over what each agent's definition sets (`budget`). */
+  budgets: z
+    .record(
+      z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'must be an agent name'),
+      z.strictObject({
+        /** Tokens one attempt of an activation may use; a call that would exceed it fails the activation with `budget_exceeded`. */
+        tokensPerActivation: positiveInt.optional(),
+      }),
+    )
+    .default({}),
   signing: SigningConfigSchema.prefault({}),
   effector: EffectorConfigSchema.prefault({}),
   longterm: LongTermConfigSchema.prefault({}),

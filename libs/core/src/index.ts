@@ -40,6 +40,8 @@ export type {
   ToolCall,
   StopReason,
 } from './model/model-request.js';
+export { BudgetExceeded, checkTokenBudget, tallyTokens } from './model/token-budget.js';
+export type { TokenBudget, BudgetScope, BudgetInputs } from './model/token-budget.js';
 export {
   ProviderError,
   RateLimitError,

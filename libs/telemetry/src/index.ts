@@ -14,6 +14,8 @@ export { MemoryStoreMetrics } from './metrics/memory-store-metrics.js';
 export { ConsumerLagMetrics, ConsumerLagSampler } from './metrics/consumer-lag.js';
 export type { ConsumerLagSample } from './metrics/consumer-lag.js';
 export { errorRecordCounter } from './metrics/error-record-counter.js';
+export { activationCost } from './metrics/model-cost.js';
+export type { ModelPrice, PricedCall } from './metrics/model-cost.js';
 
 // tracing
 export { startTracing, currentTracing } from './tracing/start-tracing.js';

@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { ActorRuntime, ensureError, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
-import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
+import { activationCost, AgentsAttribute, keyAttribute, type ModelPrice, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /** What the traced runtime needs besides the core's dependencies. */
@@ -16,6 +16,8 @@ export interface ActivationTelemetry {
    * context they need (AsyncLocalStorage's promise hooks) costs every promise of the process.
    */
   readonly tracing: boolean;
+  /** Price per model name (alias or model id, as the agent calls it): the activation span's `agents.cost.usd`. */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /**
@@ -116,6 +118,7 @@ export class TracedActorRuntime extends ActorRuntime {
           [AgentsAttribute.Intents]: report.intents ?? 0,
           ...(report.memoryBytes !== undefined ? { [AgentsAttribute.MemoryBytes]: report.memoryBytes } : {}),
           ...(report.tally !== undefined ? { [AgentsAttribute.ModelCalls]: report.tally.modelCalls.length, [AgentsAttribute.CacheHits]: report.tally.cacheHits } : {}),
+          ...(report.tally !== undefined && this.telemetry.prices !== undefined ? costAttribute(report.tally.modelCalls, this.telemetry.prices) : {}),
           ...(report.reason !== undefined ? { [AgentsAttribute.ErrorReason]: report.reason } : {}),
         });
         if (report.reason !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: report.reason });
@@ -144,4 +147,10 @@ export class TracedActorRuntime extends ActorRuntime {
     this.telemetry.metrics.activationLatency.observe({ agent, status }, seconds);
     this.telemetry.metrics.overheadLatency.observe({ agent, status }, Math.max(0, seconds - modelSeconds));
   }
+}
+
+/** `agents.cost.usd` for the activation's priced provider calls; nothing when no call was priced. */
+function costAttribute(calls: Parameters<typeof activationCost>[0], prices: Readonly<Record<string, ModelPrice>>): Attributes {
+  const cost = activationCost(calls, prices);
+  return cost.byModel.size === 0 ? {} : { [AgentsAttribute.CostUsd]: cost.totalUsd };
 }

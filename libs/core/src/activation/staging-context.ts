@@ -8,6 +8,7 @@ import { intentId } from '../ids/intent-id.js';
 import { traceId } from '../ids/trace-id.js';
 import { canonicalJson, type JsonValue } from '../json/canonical-json.js';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../model/model-request.js';
+import { BudgetExceeded, checkTokenBudget, tallyTokens, type TokenBudget } from '../model/token-budget.js';
 import type { WorkingMemory } from '../memory/working-memory.js';
 import type { ReplayCache } from '../replay/replay-cache.js';
 import { replayCacheKey } from '../replay/replay-cache-key.js';
@@ -55,6 +56,8 @@ export interface StagingContextInit {
    * Called synchronously; it must not throw and never influences the attempt.
    */
   readonly onModelCall?: (call: ModelCallRecord) => void;
+  /** Token budgets checked before every provider call (not before replay-cache answers, which cost nothing). */
+  readonly budget?: TokenBudget;
 }
 
 /**
@@ -77,6 +80,8 @@ export class StagingContext implements ActivationContext {
   readonly snapshot: Uint8Array | undefined;
   readonly memory: WorkingMemory;
 
+  private readonly budget: TokenBudget | undefined;
+  private refusal: BudgetExceeded | undefined;
   private readonly signalSource: Pick<StagingContextInit, 'signal'>;
   private readonly cache: ReplayCache;
   private readonly provider: ModelProvider;
@@ -112,6 +117,7 @@ export class StagingContext implements ActivationContext {
     this.tools = new Map((init.tools ?? []).map((t) => [t.name, t]));
     this.policy = init.policy;
     this.onModelCall = init.onModelCall;
+    this.budget = init.budget;
     this.step = init.stepIndex;
   }
 
@@ -190,6 +196,7 @@ export class StagingContext implements ActivationContext {
       return this.respond(step, request, remembered, true, 0);
     }
 
+    if (this.budget !== undefined) this.enforceBudget(request);
     const started = this.monotonicMs();
     const body = await this.provider.complete(request, { signal: this.signal });
     const durationMs = Math.max(0, this.monotonicMs() - started);
@@ -197,6 +204,29 @@ export class StagingContext implements ActivationContext {
     this.memo.set(cacheKey, body);
     this.cache.put(cacheKey, body);
     return this.respond(step, request, body, false, durationMs);
+  }
+
+  /**
+   * The budget refusal of this attempt, if a call was refused: the runtime then records
+   * `budget_exceeded` and commits nothing else, even when the agent caught the error.
+   */
+  get budgetRefusal(): BudgetExceeded | undefined {
+    return this.refusal;
+  }
+
+  private enforceBudget(request: ModelRequest): void {
+    const budget = this.budget as TokenBudget;
+    if (this.refusal !== undefined) throw this.refusal;
+    try {
+      checkTokenBudget({
+        budget,
+        request,
+        activationTokens: tallyTokens({ modelCalls: this.calls }),
+      });
+    } catch (error) {
+      if (error instanceof BudgetExceeded) this.refusal = error;
+      throw error;
+    }
   }
 
   /** The outputs staged by `emit`, in order. */

@@ -88,6 +88,7 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     ...(plan.resume ? { resume: plan.resume } : {}),
     ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
     ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
+    ...(deps.agent.budget ? { budget: deps.agent.budget } : {}),
   });
   const summarize = deps.agent.memory?.summarize;
   // Summarizing runs inside the activation (same timeout, same failure handling) after the agent
@@ -104,6 +105,9 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
   const carried = traceHeaders(element.headers);
 
   const failureBase = plan.failureBase ?? base;
+  // A refused model call fails the activation closed, even when the agent caught the refusal.
+  const refusal = ctx.budgetRefusal;
+  if (refusal !== undefined && result.kind !== 'timed_out') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.BudgetExceeded, refusal.message, deps, 'failed', ctx.tally);
   if (result.kind === 'failed') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationError, failureDetail(result.error, result.position), deps, 'failed', ctx.tally);
   if (result.kind === 'timed_out') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationTimeout, '', deps, 'timed_out', ctx.tally);
 

@@ -1,3 +1,4 @@
+import type { TokenBudget } from '../model/token-budget.js';
 import type { AnyToolDefinition } from '../tools/tool-definition.js';
 import type { ActivationContext } from './activation-context.js';
 import type { MemoryPolicy } from './memory-policy.js';
@@ -41,6 +42,12 @@ export interface AgentDefinition {
   readonly suspension?: SuspensionPolicy;
   /** How working memory stays within its caps (compaction, summarizing). */
   readonly memory?: MemoryPolicy;
+  /**
+   * Token budgets (per activation, per key in a rolling window). A model call that would exceed
+   * one is refused before the provider is asked, and the activation fails closed with a
+   * `budget_exceeded` record. Overridable per agent in the configuration (`budgets`).
+   */
+  readonly budget?: TokenBudget;
 }
 
 /** The pattern every agent name must match (it is a NATS subject token and a KV key segment). */

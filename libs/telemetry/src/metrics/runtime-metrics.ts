@@ -126,6 +126,35 @@ export class RuntimeMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * OpenTelemetry GenAI `gen_ai.client.token.usage` (histogram, unit `{token}`): tokens of each
+   * provider call (replay-cache answers cost nothing and are not recorded), by token type.
+   */
+  readonly genAiTokenUsage = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens used by model provider calls (OpenTelemetry gen_ai.client.token.usage), by agent, model and token type (input | output)',
+    labelNames: ['agent', 'gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'gen_ai_token_type'] as const,
+    buckets: [1, 4, 16, 64, 256, 1_024, 4_096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864],
+    registers: [this.registry],
+  });
+
+  /** OpenTelemetry GenAI `gen_ai.client.operation.duration` (histogram, seconds): each provider call. */
+  readonly genAiOperationDuration = new Histogram({
+    name: 'gen_ai_client_operation_duration_seconds',
+    help: 'Duration of model provider calls (OpenTelemetry gen_ai.client.operation.duration), by agent and model',
+    labelNames: ['agent', 'gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'] as const,
+    buckets: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92],
+    registers: [this.registry],
+  });
+
+  /** What committed activations paid their providers, priced by `prices` (USD). */
+  readonly modelCostUsd = new Counter({
+    name: 'agents_model_cost_usd_total',
+    help: 'Model cost of committed activations in USD by agent and model, from the configured price table',
+    labelNames: ['agent', 'model'] as const,
+    registers: [this.registry],
+  });
+
   /** Redelivered elements recognised as already applied. */
   readonly duplicates = new Counter({
     name: 'agents_duplicate_elements_total',

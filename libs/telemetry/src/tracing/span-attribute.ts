@@ -49,6 +49,8 @@ export const AgentsAttribute = {
   ModelCalls: 'agents.model.calls',
   /** Model calls answered by the replay cache. */
   CacheHits: 'agents.model.cache_hits',
+  /** What the activation's provider calls cost in USD, from the configured price table (absent when nothing was priced). */
+  CostUsd: 'agents.cost.usd',
   /** On a model-call span: true when the replay cache (or an earlier attempt) answered it. */
   CacheHit: 'agents.model.cache_hit',
   /** On a model-call span: the step index of the call in its activation. */

@@ -1,0 +1,66 @@
+// Token budgets through the per-message protocol: a call that would exceed the budget is refused before the provider is asked, the activation fails closed with budget_exceeded (even if the agent catches the refusal).
+import { describe, expect, it } from 'vitest';
+import type { AgentDefinition } from '../agent/agent-definition.js';
+import type { ModelProvider } from '../model/model-request.js';
+import { ActorHarness } from '../testing/actor-runtime-harness.js';
+import { ScriptedModelProvider } from '../testing/scripted-model-provider.js';
+
+/** A provider whose every answer reports `tokens` tokens (prompt + completion). */
+function metered(tokens: number): ScriptedModelProvider & Required<Pick<ModelProvider, 'decode'>> {
+  const provider = new ScriptedModelProvider((request) => new TextEncoder().encode(JSON.stringify(request.messages)));
+  return Object.assign(provider, {
+    decode: (body: Uint8Array) => ({ text: new TextDecoder().decode(body), usage: { promptTokens: tokens - 1, completionTokens: 1, totalTokens: tokens } }),
+  });
+}
+
+const looper = (budget: number, options: { catchRefusal?: boolean; maxTokens?: number } = {}): AgentDefinition => ({
+  name: 'looper',
+  budget: { tokensPerActivation: budget },
+  async handler(ctx) {
+    const rounds = Number(ctx.eventText());
+    for (let i = 0; i < rounds; i += 1) {
+      const call = ctx.callModel({ model: 'm', messages: [{ role: 'user', content: `round ${i}` }], ...(options.maxTokens ? { params: { max_tokens: options.maxTokens } } : {}) });
+      if (options.catchRefusal === true) await call.catch(() => undefined);
+      else await call;
+    }
+    return { kind: 'complete', output: `rounds:${rounds}` };
+  },
+});
+
+describe('token budgets', () => {
+  it('lets an activation within its budget complete', async () => {
+    const provider = metered(10);
+    const h = new ActorHarness({ agents: [looper(30)], provider });
+    await h.send('looper', 'k', '3');
+    expect(h.outputs('looper', 'k')).toEqual(['rounds:3']);
+    expect(provider.calls).toBe(3);
+  });
+
+  it('refuses the call once the budget is spent, before paying the provider, and records budget_exceeded', async () => {
+    const provider = metered(10);
+    const h = new ActorHarness({ agents: [looper(20)], provider });
+    await h.send('looper', 'k', '5');
+    expect(provider.calls).toBe(2);
+    expect(h.outputs('looper', 'k')).toEqual([]);
+    expect(h.errors('looper')).toMatchObject([{ reason: 'budget_exceeded', detail: 'token budget per activation exceeded: 20 used + 0 requested > 20' }]);
+    // Failed closed: nothing but the record was committed (seq unchanged, no memory).
+    expect(h.doc('looper', 'k')).toMatchObject({ seq: 0 });
+  });
+
+  it('refuses a call whose max_tokens would take it over the budget', async () => {
+    const provider = metered(10);
+    const h = new ActorHarness({ agents: [looper(25, { maxTokens: 10 })], provider });
+    await h.send('looper', 'k', '3');
+    expect(provider.calls).toBe(2);
+    expect(h.errors('looper')).toMatchObject([{ reason: 'budget_exceeded', detail: 'token budget per activation exceeded: 20 used + 10 requested > 25' }]);
+  });
+
+  it('fails closed even when the agent catches the refusal and completes', async () => {
+    const provider = metered(10);
+    const h = new ActorHarness({ agents: [looper(10, { catchRefusal: true })], provider });
+    await h.send('looper', 'k', '4');
+    expect(provider.calls).toBe(1);
+    expect(h.outputs('looper', 'k')).toEqual([]);
+    expect(h.errors('looper')).toMatchObject([{ reason: 'budget_exceeded' }]);
+  });
+});

@@ -1,0 +1,77 @@
+import type { ActivationTally } from '../activation/activation-tally.js';
+import { TerminalError } from '../errors/runtime-error.js';
+import type { JsonValue } from '../json/canonical-json.js';
+import type { ModelRequest } from './model-request.js';
+
+/**
+ * Token budgets of an agent, set in its definition and overridable per agent in the activator's
+ * configuration (`budgets.<agent>`). Tokens are prompt plus completion tokens as the provider
+ * reported them (decoded from the response bytes).
+ */
+export interface TokenBudget {
+  /**
+   * Tokens one attempt of an activation may use: its model calls, replay-cache answers included
+   * (so a retry that is answered from the cache decides exactly as the first attempt did).
+   */
+  readonly tokensPerActivation?: number;
+}
+
+/** Which budget refused a call. */
+export type BudgetScope = 'activation';
+
+/**
+ * A model call was refused before the provider was asked, because it would exceed a budget. The
+ * activation fails closed with a `budget_exceeded` record even if the agent catches this. Terminal:
+ * the same state and element refuse the same call again, so a retry or a replay decides the same.
+ */
+export class BudgetExceeded extends TerminalError {
+  override readonly name = 'BudgetExceeded';
+  constructor(
+    readonly scope: BudgetScope,
+    readonly used: number,
+    readonly reserve: number,
+    readonly limit: number,
+  ) {
+    super(`token budget per ${scope} exceeded: ${used} used + ${reserve} requested > ${limit}`);
+  }
+}
+
+/** What {@link checkTokenBudget} reads: nothing but this attempt's answers (cache hits included) and the request. */
+export interface BudgetInputs {
+  readonly budget: TokenBudget;
+  readonly request: ModelRequest;
+  /** Tokens this attempt's answered calls used so far (hits included). */
+  readonly activationTokens: number;
+}
+
+/**
+ * Refuses a call that would exceed a budget, before the provider is paid. A call "would exceed"
+ * when the tokens already used plus the completion tokens the request reserves (`max_tokens` or
+ * `max_completion_tokens` in its params; 0 when it names none) are more than the limit, or when the
+ * budget is already spent. Pure: the inputs are the attempt's answers, which a retry or a replay
+ * gets back byte for byte from the replay cache, never a clock, so it decides the same way.
+ *
+ * @throws {@link BudgetExceeded}
+ */
+export function checkTokenBudget(inputs: BudgetInputs): void {
+  const { budget, request } = inputs;
+  const reserve = reservedTokens(request.params);
+  const perActivation = budget.tokensPerActivation;
+  if (perActivation !== undefined && refuses(inputs.activationTokens, reserve, perActivation)) throw new BudgetExceeded('activation', inputs.activationTokens, reserve, perActivation);
+}
+
+/** Tokens the calls of a tally used (prompt + completion, as reported). */
+export function tallyTokens(tally: Pick<ActivationTally, 'modelCalls'>): number {
+  let tokens = 0;
+  for (const call of tally.modelCalls) tokens += (call.promptTokens ?? 0) + (call.completionTokens ?? 0);
+  return tokens;
+}
+
+function refuses(used: number, reserve: number, limit: number): boolean {
+  return used >= limit || used + reserve > limit;
+}
+
+function reservedTokens(params: { readonly [name: string]: JsonValue } | undefined): number {
+  const value = params?.['max_tokens'] ?? params?.['max_completion_tokens'];
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
