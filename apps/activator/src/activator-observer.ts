@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { ActivationReport, ActorRuntimeObserver, ErrorReason, ModelCallRecord } from '#core';
+import { ActivationRetry, type ActivationReport, type ActorRuntimeObserver, type ErrorReason, type ModelCallRecord } from '#core';
 import { activationCost, type ModelPrice, type RuntimeMetrics } from '#telemetry';
 
 /**
@@ -11,6 +11,20 @@ import { activationCost, type ModelPrice, type RuntimeMetrics } from '#telemetry
 export class ActivatorObserver implements ActorRuntimeObserver {
   private readonly logger = new Logger('Actor');
 
+  /** Keys in backoff: when their hold ends, which attempt failed, and why (telemetry only). */
+  private readonly held = new Map<string, { readonly untilMs: number; readonly attempt: number; readonly error: string }>();
+
+  /** The keys held right now, with the failed attempt and the error class (the ops view of held keys). */
+  heldNow(): { readonly stateKey: string; readonly attempt: number; readonly error: string; readonly remainingMs: number }[] {
+    const now = performance.now();
+    const out = [];
+    for (const [stateKey, hold] of this.held) {
+      if (hold.untilMs <= now) this.held.delete(stateKey);
+      else out.push({ stateKey, attempt: hold.attempt, error: hold.error, remainingMs: Math.ceil(hold.untilMs - now) });
+    }
+    return out;
+  }
+
   constructor(
     private readonly metrics: RuntimeMetrics,
     /** `gen_ai.provider.name` of the GenAI metrics. */
@@ -18,6 +32,12 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     /** Price per model name, for `agents_model_cost_usd_total`. */
     private readonly prices: Readonly<Record<string, ModelPrice>> = {},
   ) {}
+
+  /** Wires `agents_held_keys` to {@link heldNow}; call once. */
+  exposeHeldKeys(): this {
+    this.metrics.heldKeysSource = () => this.heldNow().length;
+    return this;
+  }
 
   /** A provider call (never a replay-cache answer) feeds the OpenTelemetry GenAI histograms. */
   modelCall(stateKey: string, call: ModelCallRecord): void {
@@ -65,6 +85,10 @@ export class ActivatorObserver implements ActorRuntimeObserver {
 
   retrying(stateKey: string, error: Error, attempt: number, delayMs: number): void {
     this.metrics.retries.inc({ error: error.name });
+    const agent = stateKey.slice(0, stateKey.indexOf('.'));
+    const cause = error instanceof ActivationRetry ? error.cause.name : error.name;
+    this.metrics.retryDelay.observe({ agent, error: cause }, delayMs / 1_000);
+    this.held.set(stateKey, { untilMs: performance.now() + delayMs, attempt: attempt + 1, error: cause });
     const log = attempt < 3 ? this.logger.debug.bind(this.logger) : this.logger.warn.bind(this.logger);
     log(`${stateKey} held (attempt ${attempt + 1}, next in ${delayMs} ms): ${error.name}: ${error.message}`);
   }

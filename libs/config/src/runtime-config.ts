@@ -64,6 +64,12 @@ export const ActivatorConfigSchema = z.strictObject({
    * Leases renew every third of it. Shorter fails over faster and costs more KV writes.
    */
   leaseTtlMs: z.number().int().min(1_000).default(15_000),
+  /**
+   * Attempts of an element whose activation fails retryably (the agent's RetryableError, a provider
+   * unavailable or rate-limited): the key is held and retried with backoff (other keys go on), and
+   * after the last attempt an `activation_error` record carries the count. 1 records at once.
+   */
+  maxActivationAttempts: positiveInt.default(5),
 });
 
 export const IngressConfigSchema = z.strictObject({

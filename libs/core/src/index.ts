@@ -41,6 +41,7 @@ export type {
   StopReason,
 } from './model/model-request.js';
 export { BudgetExceeded, checkTokenBudget, tallyTokens } from './model/token-budget.js';
+export { ActivationRetry } from './activation/activation-retry.js';
 export type { TokenBudget, BudgetScope, BudgetInputs } from './model/token-budget.js';
 export {
   ProviderError,

@@ -1,5 +1,6 @@
 import type { AgentDefinition } from '../agent/agent-definition.js';
 import type { ModelCallRecord } from '../activation/activation-tally.js';
+import { ActivationRetry } from '../activation/activation-retry.js';
 import { AttemptMemo } from '../activation/attempt-memo.js';
 import { ensureError, RetryableError } from '../errors/runtime-error.js';
 import type { ModelProvider } from '../model/model-request.js';
@@ -44,6 +45,13 @@ export interface ActorRuntimeDeps {
   /** How many committed documents to keep hot. */
   readonly cacheCapacity: number;
   readonly backoff: BackoffPolicy;
+  /**
+   * Attempts of an element whose activation fails with a retryable error (the agent's
+   * `RetryableError`, a provider unavailable or rate-limited): the key is held and retried with
+   * `backoff` until this many attempts failed, then an `activation_error` record carries the count.
+   * Absent: 1 (recorded at once).
+   */
+  readonly maxActivationAttempts?: number;
   readonly observer?: ActorRuntimeObserver;
   /** Signs published intents; absent = unsigned. */
   readonly signer?: IntentSigner;
@@ -73,6 +81,8 @@ type StepResult = Exclude<ProcessOutcome, { kind: 'applied' } | { kind: 'abandon
 /** What one element has done so far across its turns: the first commit's report (a drain commits again, and the element reports what it ran). */
 interface ElementProgress {
   applied: ActivationReport | undefined;
+  /** Attempts of the current activation that failed retryably (reset by every commit). */
+  failedAttempts: number;
 }
 
 /** How processing one element ended; the caller maps it to ack / no ack. */
@@ -125,7 +135,7 @@ export class ActorRuntime {
 
   async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
     const refusal = element.direct === true ? this.deps.screenDirect?.(element, scope.agent) : undefined;
-    const progress: ElementProgress = { applied: undefined };
+    const progress: ElementProgress = { applied: undefined, failedAttempts: 0 };
     for (let attempt = 0; ; attempt += 1) {
       if (scope.signal.aborted) return { kind: 'abandoned' };
       try {
@@ -141,6 +151,7 @@ export class ActorRuntime {
         // Deferred events wait: each runs as its own commit before the element is acknowledged.
         attempt = -1;
       } catch (thrown) {
+        if (thrown instanceof ActivationRetry) progress.failedAttempts = thrown.attempt;
         await this.backOff(thrown, attempt, scope);
       }
     }
@@ -158,7 +169,7 @@ export class ActorRuntime {
     }
     const owner: TimerOwner = { stateKey: scope.stateKey, agent: scope.agent, entityKey: element.entityKey };
     const actor = await this.read(scope.stateKey);
-    const deps = this.applyDeps(agent, scope);
+    const deps = this.applyDeps(agent, scope, progress.failedAttempts + 1);
     const { result, drained } = await this.decide(actor, element, deps, refusal, owner);
     switch (result.kind) {
       case 'noop':
@@ -239,6 +250,7 @@ export class ActorRuntime {
     this.cache.set(scope.stateKey, cached);
     this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
     progress.applied ??= report;
+    progress.failedAttempts = 0;
     if (next.outbox.length > 0) await this.deps.publisher.publish(next.outbox);
     cached.published = true;
     if (timersChanged) await this.deps.timerIndex?.afterCommit(owner, next.timers);
@@ -258,8 +270,9 @@ export class ActorRuntime {
   }
 
   /** The pure step's ports for one turn of `scope`'s key. */
-  private applyDeps(agent: AgentDefinition, scope: ElementScope): ApplyDeps {
+  private applyDeps(agent: AgentDefinition, scope: ElementScope, attempt: number): ApplyDeps {
     return {
+      retry: { attempt, maxAttempts: this.deps.maxActivationAttempts ?? 1 },
       agent,
       provider: this.deps.provider,
       addressing: this.deps.addressing,

@@ -28,6 +28,13 @@ export interface ApplyDeps {
   readonly onModelCall?: (call: ModelCallRecord) => void;
   /** Signs intents as they are published (the activator's signing key); absent = unsigned. */
   readonly signer?: IntentSigner;
+  /**
+   * Retries of a retryable failure: `attempt` is this attempt's 1-based number for the element,
+   * `maxAttempts` the bound. Below it a retryable failure throws `ActivationRetry` (the runtime
+   * holds the key and retries); at it the failure commits an `activation_error` record carrying
+   * the attempt count. Absent: one attempt (a retryable failure is recorded at once).
+   */
+  readonly retry?: { readonly attempt: number; readonly maxAttempts: number };
   /** The long-term tier (absent: `ctx.memory.longterm` throws `LongTermNotConfigured`). */
   readonly longterm?: {
     readonly store: LongTermStore;

@@ -4,6 +4,8 @@ import { failureDetail } from '../activation/failure-position.js';
 import { outputBytes } from '../activation/output-value.js';
 import type { ResumeInput } from '../activation/resume-input.js';
 import { runActivation } from '../activation/run-activation.js';
+import { ActivationRetry } from '../activation/activation-retry.js';
+import { RetryableError } from '../errors/runtime-error.js';
 import { StagingContext } from '../activation/staging-context.js';
 import { traceId } from '../ids/trace-id.js';
 import { DropOldestCompactor } from '../memory/drop-oldest-compactor.js';
@@ -108,7 +110,14 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
   // A refused model call fails the activation closed, even when the agent caught the refusal.
   const refusal = ctx.budgetRefusal;
   if (refusal !== undefined && result.kind !== 'timed_out') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.BudgetExceeded, refusal.message, deps, 'failed', ctx.tally);
-  if (result.kind === 'failed') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationError, failureDetail(result.error, result.position), deps, 'failed', ctx.tally);
+  if (result.kind === 'failed') {
+    const attempt = deps.retry?.attempt ?? 1;
+    const retryable = result.error instanceof RetryableError;
+    // A retryable failure holds the key and runs again (the runtime backs off) until attempts run out.
+    if (retryable && attempt < (deps.retry?.maxAttempts ?? 1)) throw new ActivationRetry(result.error, attempt);
+    const detail = failureDetail(result.error, result.position);
+    return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationError, retryable && deps.retry !== undefined ? `${detail} attempts=${attempt}` : detail, deps, 'failed', ctx.tally);
+  }
   if (result.kind === 'timed_out') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationTimeout, '', deps, 'timed_out', ctx.tally);
 
   const outputs = [...ctx.outputs];

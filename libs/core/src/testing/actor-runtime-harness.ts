@@ -33,6 +33,8 @@ export interface HarnessOptions {
   readonly maxDocumentBytes?: number;
   readonly cacheCapacity?: number;
   readonly backoff?: BackoffPolicy;
+  /** Attempts of a retryably failing activation (absent: 1). */
+  readonly maxActivationAttempts?: number;
   /** Where the manual clock starts (processing time; never an input of an activation). */
   readonly clockStartMs?: number;
   readonly ownerEpoch?: number;
@@ -79,6 +81,7 @@ export class ActorHarness {
       maxDocumentBytes: options.maxDocumentBytes ?? 1_000_000,
       cacheCapacity: options.cacheCapacity ?? 16,
       backoff: options.backoff ?? { baseMs: 100, maxMs: 5_000 },
+      ...(options.maxActivationAttempts !== undefined ? { maxActivationAttempts: options.maxActivationAttempts } : {}),
       observer: this.observer,
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.timerIndex ? { timerIndex: options.timerIndex } : {}),

@@ -187,6 +187,28 @@ export class RuntimeMetrics {
     registers: [this.registry],
   });
 
+  /** How long each hold of a key lasts before its retry (agent failures and infrastructure alike). */
+  readonly retryDelay = new Histogram({
+    name: 'agents_retry_delay_seconds',
+    help: 'Backoff delay of each hold of a key before it is retried, by agent and error class',
+    labelNames: ['agent', 'error'] as const,
+    buckets: [0, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  /** Where {@link heldKeys} reads its value at scrape time (the activator's observer sets it). */
+  heldKeysSource: () => number = () => 0;
+
+  /** Keys held right now, waiting for their retry, read at scrape time. */
+  readonly heldKeys = new Gauge({
+    name: 'agents_held_keys',
+    help: 'Keys currently held in backoff, waiting to retry an element',
+    registers: [this.registry],
+    collect: () => {
+      this.heldKeys.set(this.heldKeysSource());
+    },
+  });
+
   /** Keys whose working memory crossed the soft cap (75 % of 1 MiB). */
   readonly softCapWarnings = new Counter({
     name: 'agents_memory_soft_cap_warnings_total',

@@ -1,0 +1,59 @@
+// Layer 3: retries that keep order, through a real activator. The flaky fixture agent fails
+// retryably a given number of times per activation; the key is held with backoff (floored by the
+// error's retry-after) while another key goes on, its own later event waits behind it, the holds
+// show on /metrics, and a key that keeps failing past the attempt bound gets an activation_error
+// record carrying the attempt count, after which it goes on.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeErrorRecord } from '#core';
+import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { opsUrl, scrape, value } from '../observability/prometheus-text.js';
+
+const text = new TextDecoder();
+
+describe('retries that keep order', () => {
+  let cluster: TestCluster;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'retries-'));
+    const config = join(dir, 'agents.yaml');
+    await writeFile(config, JSON.stringify({ activator: { maxActivationAttempts: 3 } }));
+    cluster = await startCluster({ agentModules: ['test/fixtures/agents/flaky.agent.mjs'], env: { AGENTS_CONFIG: config, AGENTS_OPS_PORT: '0', OTEL_SDK_DISABLED: 'true' } });
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('holds a failing key and retries it in order while other keys go on, and shows the holds on /metrics', async () => {
+    const held = await collect(cluster.client.nc, 'agents.output.flaky.held');
+    const other = await collect(cluster.client.nc, 'agents.output.flaky.other');
+    await cluster.client.publishEvent('flaky', 'held', { text: 'first', fail: 2, retryAfterMs: 1_500 });
+    await cluster.client.publishEvent('flaky', 'held', { text: 'second' });
+    await cluster.client.publishEvent('flaky', 'other', { text: 'free' });
+    // The other key is not held: it answers while 'held' waits out at least two 1.5 s holds.
+    expect(text.decode((await other.waitForCount(1))[0]!.data)).toBe('free#0');
+    expect(held.messages).toHaveLength(0);
+    const outputs = await held.waitForCount(2);
+    expect(outputs.map((m) => text.decode(m.data))).toEqual(['first#0', 'second#1']);
+    const samples = await scrape(await opsUrl(cluster.services.get('activator')!));
+    expect(value(samples, 'agents_element_retries_total', { error: 'ActivationRetry' })).toBe(2);
+    expect(value(samples, 'agents_retry_delay_seconds_count', { agent: 'flaky', error: 'RetryableError' })).toBe(2);
+    expect(value(samples, 'agents_retry_delay_seconds_sum', { agent: 'flaky', error: 'RetryableError' })).toBeGreaterThanOrEqual(3);
+  });
+
+  it('records activation_error with the attempt count after the last attempt, and the key goes on', async () => {
+    const errors = await collect(cluster.client.nc, 'agents.errors.flaky.activation_error');
+    const outputs = await collect(cluster.client.nc, 'agents.output.flaky.stuck');
+    await cluster.client.publishEvent('flaky', 'stuck', { text: 'never', fail: 10 });
+    await cluster.client.publishEvent('flaky', 'stuck', { text: 'after' });
+    const record = decodeErrorRecord((await errors.waitForCount(1))[0]!.data);
+    expect(text.decode(record.entityKey)).toBe('stuck');
+    expect(record.detail).toMatch(/^RetryableError: downstream busy \(attempt 3\) .* attempts=3$/);
+    expect(text.decode((await outputs.waitForCount(1))[0]!.data)).toBe('after#0');
+  });
+});
