@@ -1,0 +1,73 @@
+/**
+ * The model provider of an offline replay: it answers only from the replay cache a snapshot's
+ * committed state holds, and never opens a connection. A request the cache does not hold (evicted,
+ * expired, stored digest-only, or asked by a changed agent) is a miss: the call throws and the miss
+ * is kept, so the replay reports the run as irreproducible instead of inventing an answer.
+ */
+import type { CacheBlobDoc } from '../actor/actor-document.js';
+import { TerminalError } from '../errors/runtime-error.js';
+import type { DecodedResponse, ModelProvider, ModelRequest } from '../model/model-request.js';
+import { replayCacheKey } from '../replay/replay-cache-key.js';
+
+/** A model call the snapshot cannot answer. */
+export class ReplayCacheMiss extends TerminalError {
+  override readonly name = 'ReplayCacheMiss';
+}
+
+/** One unanswered request: the model, and why (`absent` or `digest-only`). */
+export interface CacheMissRecord {
+  readonly model: string;
+  readonly seqHint: number;
+  readonly why: 'absent' | 'digest-only';
+}
+
+/** Answers from recorded cache entries; `seqHint` is the seq the replay driver expects the call at. */
+export class CacheOnlyProvider implements ModelProvider {
+  readonly name = 'replay-cache';
+  readonly misses: CacheMissRecord[] = [];
+  /** Calls answered (a replayed activation asks the provider because its own cache starts empty). */
+  answered = 0;
+  seqHint = 0;
+  decode?: (body: Uint8Array) => DecodedResponse;
+  private readonly entries: ReadonlyMap<string, { readonly response: Uint8Array; readonly digestOnly: boolean }>;
+
+  /**
+   * @param cache the snapshot's committed replay cache
+   * @param key the entity key (part of every cache key)
+   * @param maxSeq the highest seq a call may have run at (the committed document's `seq`)
+   * @param decode the deployment's response decoder (what its provider's `decode` does); absent = UTF-8 text
+   */
+  constructor(
+    cache: CacheBlobDoc,
+    private readonly key: Uint8Array,
+    private readonly maxSeq: number,
+    decode?: (body: Uint8Array) => DecodedResponse,
+  ) {
+    if (decode !== undefined) this.decode = decode;
+    this.entries = new Map(cache.entries.map((e) => [e.cacheKey, { response: e.response, digestOnly: e.digestOnly }]));
+  }
+
+  complete(request: ModelRequest): Promise<Uint8Array> {
+    const seqs = [this.seqHint, ...Array.from({ length: this.maxSeq + 1 }, (_, s) => s).filter((s) => s !== this.seqHint)];
+    let digestOnly = false;
+    for (const seq of seqs) {
+      const entry = this.entries.get(replayCacheKey(request, this.key, seq));
+      if (entry === undefined) continue;
+      if (entry.digestOnly) {
+        digestOnly = true;
+        continue;
+      }
+      this.answered += 1;
+      return Promise.resolve(entry.response);
+    }
+    const miss: CacheMissRecord = { model: request.model, seqHint: this.seqHint, why: digestOnly ? 'digest-only' : 'absent' };
+    this.misses.push(miss);
+    return Promise.reject(
+      new ReplayCacheMiss(
+        digestOnly
+          ? `model ${request.model}: the snapshot keeps only the digest of this response (over the cache's size cap)`
+          : `model ${request.model}: the snapshot's replay cache holds no response for this request (evicted, expired, or a request the recorded run never made)`,
+      ),
+    );
+  }
+}
