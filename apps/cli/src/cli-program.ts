@@ -4,18 +4,24 @@
  * `scripts/cli-reference.ts` renders `docs/cli.md` from the same definitions. Building the program
  * has no side effects: nothing connects until a command's action runs.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { AgentsClient, ErasureFailed } from '#client';
-import { loadConfig, type RuntimeConfig } from '#config';
-import { decodeActorDocument, decodeErrorRecord, decodeToolIntent, entityKeyHex } from '#core';
-import { createTopology, encodeKeyToken, keyFromText } from '#routing';
+import { loadAgentModules, loadConfig, type RuntimeConfig } from '#config';
+import { decodeActorDocument, decodeErrorRecord, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot, entityKeyHex, replaySnapshot, type ModelProvider } from '#core';
+import { FakeLlm, type FakeLlmRule } from '#providers';
+import { createTopology, encodeKeyToken, keyFromText, topologyAddressing } from '#routing';
 import { connectNats, provision } from '#transport';
 import { copyLongTerm, NatsLongTermStore, restore, supersede } from '#longterm';
 import type { LongTermRecord } from '#core';
 import { keyDigest } from '#telemetry';
 import { runLoad } from './load-run.js';
+import { exportKeySnapshot } from './key-snapshot-export.js';
+import { printReplayReport, printStep } from './replay-report.js';
 
 /** The exit codes of every command: a closed vocabulary a script may branch on. */
 export const ExitCode = {
@@ -25,6 +31,10 @@ export const ExitCode = {
   failed: 1,
   /** The deployment answered, but not with what was asked: `publish --wait` got an error record; `bench` did not get an output for every event. */
   notAnswered: 2,
+  /** `replay`: the replay differed from the recording (every divergence is printed). */
+  diverged: 3,
+  /** `replay`: the recording cannot decide (a model call the snapshot holds no response for). */
+  irreproducible: 4,
   /** A retryable erasure failure (`EX_TEMPFAIL`): run the same command again. */
   tryAgain: 75,
 } as const;
@@ -37,6 +47,8 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
     'failure: a usage error (unknown command or option, missing or invalid argument), a connection or server error, an invalid config, an unknown `tail` stream, a long-term record that does not exist, an erasure that failed for good',
   [ExitCode.notAnswered]:
     '`publish --wait`: the event was answered by an error record (printed to stderr, or as `{"kind":"error",...}` with `--json`); `bench`: fewer outputs than events (error records or timed-out keys)',
+  [ExitCode.diverged]: '`replay`: the replay diverged from the recording: an output, intent, approval request, error record, memory entry or the continuation differs (each is printed with its element)',
+  [ExitCode.irreproducible]: "`replay`: the replay cannot decide: a model call the snapshot's replay cache holds no response for (give `--model-script` to answer it)",
   [ExitCode.tryAgain]:
     '`erase`: the erasure did not complete but is safe to repeat (no memory-store answered, an activator did not acknowledge the pause, or passes kept finding new data); run the same command again, with the same `--request-id` if you gave one',
 };
@@ -90,6 +102,8 @@ export function buildProgram(env: CliEnv = process.env): Command {
   addErase(program, config, env);
   addBench(program, config);
   addKeyDigest(program, env);
+  addSnapshot(program, config);
+  addReplay(program);
   return program;
 }
 
@@ -459,4 +473,69 @@ function addBench(program: Command, config: ConfigOf): void {
         await agents.close();
       }
     });
+}
+
+function addSnapshot(program: Command, config: ConfigOf): void {
+  program
+    .command('snapshot')
+    .description("write one versioned file with what the deployment holds about a key: committed state, inbox elements (applied and not), outputs, intents, approval requests, error records, effector records (personal data: see docs/memory.md)")
+    .argument('<agent>', 'agent name')
+    .argument('<key>', 'entity key (text)')
+    .option('-o, --out <file>', 'write the snapshot here (default: stdout)')
+    .option('--redact', 'without the raw key and payloads (sizes and sha256 digests only), for sharing; such a file cannot be replayed')
+    .action(async (agent: string, key: string, options: { out?: string; redact?: boolean }) => {
+      const c = config();
+      const nc = await connectNats(c.nats, 'nats-agents-cli');
+      try {
+        const topology = createTopology({ prefix: c.prefix, partitions: c.partitions });
+        const snapshot = await exportKeySnapshot(nc, topology, { agent, key: keyFromText(key), redact: options.redact === true, nowMs: Date.now() });
+        const bytes = encodeKeySnapshot(snapshot);
+        if (options.out === undefined) process.stdout.write(bytes);
+        else {
+          writeFileSync(options.out, bytes, { mode: 0o600 });
+          console.error(`wrote ${options.out}: ${snapshot.inbox.length} inbox elements, ${snapshot.outputs.length} outputs, ${snapshot.intents.length} intents, ${snapshot.errors.length} error records${snapshot.redacted ? ' (redacted)' : ''}`);
+        }
+      } finally {
+        await nc.drain();
+      }
+    });
+}
+
+function addReplay(program: Command): void {
+  program
+    .command('replay')
+    .description('re-run a snapshot offline (no NATS) with the given agent modules and report every divergence from the recording; exit 3 when anything diverged, 4 when a model response is missing')
+    .argument('<file>', 'a snapshot file (`nats-agents snapshot`)')
+    .requiredOption('--modules <paths>', 'agent module paths, comma-separated (as AGENTS_MODULES)')
+    .option('--through <n>', 'replay only the first n recorded elements', integer)
+    .option('--print-state', 'print the state after each element')
+    .option('--model-script <module>', 'answer model calls the snapshot holds no response for with this fake-model script (exports `rules`)')
+    .option('--json', 'print every step and the report as JSON lines')
+    .action(async (file: string, options: { modules: string; through?: number; printState?: boolean; modelScript?: string; json?: boolean }) => {
+      const snapshot = decodeKeySnapshot(Uint8Array.from(readFileSync(file)));
+      const agents = await loadAgentModules(
+        options.modules.split(',').map((p) => p.trim()).filter((p) => p.length > 0),
+        process.cwd(),
+      );
+      const fallback = options.modelScript === undefined ? undefined : await scriptedModel(options.modelScript);
+      const topology = createTopology({ prefix: snapshot.source.prefix, partitions: snapshot.source.partitions });
+      const report = await replaySnapshot(snapshot, {
+        agents: agents.values(),
+        addressing: topologyAddressing(topology),
+        timers: { setTimeout: (callback, ms) => { const t = setTimeout(callback, ms); return () => clearTimeout(t); } },
+        monotonicMs: () => performance.now(),
+        ...(fallback ? { fallback } : {}),
+        ...(options.through !== undefined ? { through: options.through } : {}),
+        onStep: (step) => printStep(step, { json: options.json === true, printState: options.printState === true }),
+      });
+      printReplayReport(report, { json: options.json === true });
+      if (report.outcome === 'diverged') process.exitCode = ExitCode.diverged;
+      if (report.outcome === 'irreproducible') process.exitCode = ExitCode.irreproducible;
+    });
+}
+
+/** The fake model of a script module (`rules`, as `AGENTS_MODEL_SCRIPT`). */
+async function scriptedModel(path: string): Promise<ModelProvider> {
+  const module = (await import(pathToFileURL(resolvePath(path)).href)) as { rules?: readonly FakeLlmRule[]; default?: { rules?: readonly FakeLlmRule[] } };
+  return new FakeLlm({ rules: module.rules ?? module.default?.rules ?? [] });
 }

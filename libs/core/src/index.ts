@@ -168,3 +168,15 @@ export type { LongTermRecord } from './longterm/long-term-record.js';
 export { MemoryType, DEFAULT_RETENTION_MS, DEFAULT_MEMORY_TYPE, MEMORY_TYPE_PATTERN } from './longterm/memory-type.js';
 export { LongTermUnavailable } from './longterm/long-term-store.js';
 export type { LongTermStore, LongTermScope, SearchOptions } from './longterm/long-term-store.js';
+
+// key snapshots and offline replay (docs/replay.md)
+export { KEY_SNAPSHOT_FORMAT, CURRENT_SNAPSHOT_VERSION } from './snapshot/key-snapshot.js';
+export type { KeySnapshot, SnapshotBlob, RecordedMessage, RecordedInboxMessage, RecordedEffect, SnapshotSource, SnapshotState } from './snapshot/key-snapshot.js';
+export { encodeKeySnapshot, decodeKeySnapshot, redactKeySnapshot, snapshotBlob } from './snapshot/snapshot-codec.js';
+export { SnapshotFormatError, SnapshotFromFuture } from './snapshot/snapshot-errors.js';
+export { replaySnapshot, compareState, ReplayNotPossible } from './snapshot/replay-snapshot.js';
+export type { ReplayOptions, ReplayStep, ReplayReport } from './snapshot/replay-snapshot.js';
+export { DivergenceSubject, DivergenceProblem } from './snapshot/replay-divergence.js';
+export type { ReplayDivergence } from './snapshot/replay-divergence.js';
+export { CacheOnlyProvider, ReplayCacheMiss } from './snapshot/cache-only-provider.js';
+export type { CacheMissRecord } from './snapshot/cache-only-provider.js';

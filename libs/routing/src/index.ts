@@ -51,3 +51,6 @@ export type { ErasureScope, StreamFilter } from './erasure-scope.js';
 
 // errors
 export { RoutingError, KeyTokenError, ShardKeyError } from './errors.js';
+
+// the core's addressing port over a topology
+export { topologyAddressing } from './topology-addressing.js';

@@ -6,7 +6,7 @@
  */
 import type { CacheBlobDoc } from '../actor/actor-document.js';
 import { TerminalError } from '../errors/runtime-error.js';
-import type { DecodedResponse, ModelProvider, ModelRequest } from '../model/model-request.js';
+import type { DecodedResponse, ModelProvider, ModelRequest, ProviderCallOptions } from '../model/model-request.js';
 import { replayCacheKey } from '../replay/replay-cache-key.js';
 
 /** A model call the snapshot cannot answer. */
@@ -25,8 +25,16 @@ export interface CacheMissRecord {
 export class CacheOnlyProvider implements ModelProvider {
   readonly name = 'replay-cache';
   readonly misses: CacheMissRecord[] = [];
-  /** Calls answered (a replayed activation asks the provider because its own cache starts empty). */
+  /** Calls answered from the recording (a replayed activation asks the provider because its own cache starts empty). */
   answered = 0;
+  /** Calls the recording could not answer and the fallback did. */
+  fellBack = 0;
+  /**
+   * Answers what the recording cannot (a scripted model in CI); absent = a miss is irreproducible.
+   * A completed activation commits an empty replay cache, so only a suspended activation's responses
+   * are in a snapshot: replaying a model-calling agent's completed activations needs one.
+   */
+  fallback: ModelProvider | undefined;
   seqHint = 0;
   decode?: (body: Uint8Array) => DecodedResponse;
   private readonly entries: ReadonlyMap<string, { readonly response: Uint8Array; readonly digestOnly: boolean }>;
@@ -47,7 +55,7 @@ export class CacheOnlyProvider implements ModelProvider {
     this.entries = new Map(cache.entries.map((e) => [e.cacheKey, { response: e.response, digestOnly: e.digestOnly }]));
   }
 
-  complete(request: ModelRequest): Promise<Uint8Array> {
+  complete(request: ModelRequest, options: ProviderCallOptions): Promise<Uint8Array> {
     const seqs = [this.seqHint, ...Array.from({ length: this.maxSeq + 1 }, (_, s) => s).filter((s) => s !== this.seqHint)];
     let digestOnly = false;
     for (const seq of seqs) {
@@ -59,6 +67,10 @@ export class CacheOnlyProvider implements ModelProvider {
       }
       this.answered += 1;
       return Promise.resolve(entry.response);
+    }
+    if (this.fallback !== undefined) {
+      this.fellBack += 1;
+      return this.fallback.complete(request, options);
     }
     const miss: CacheMissRecord = { model: request.model, seqHint: this.seqHint, why: digestOnly ? 'digest-only' : 'absent' };
     this.misses.push(miss);

@@ -19,7 +19,9 @@
  */
 import { emptyActorDocument, IntentKind, type ActorDocument, type OutboxEntryDoc, type ToolIntentDoc } from '../actor/actor-document.js';
 import type { Addressing } from '../actor/addressing.js';
-import { applyElement, drainDeferred, needsDrain, type ActivationStatus, type ApplyDeps, type ApplyResult } from '../actor/apply-element.js';
+import { applyElement } from '../actor/apply-element.js';
+import type { ActivationStatus, ApplyDeps, ApplyResult } from '../actor/apply-result.js';
+import { drainDeferred, needsDrain } from '../actor/deferral.js';
 import { decodeInboxEnvelope } from '../actor/inbox-codec.js';
 import type { InboxElement, InboxPayload } from '../actor/inbox-element.js';
 import { decodeActorDocument, decodeToolIntent } from '../actor/state-codec.js';
@@ -27,7 +29,7 @@ import { AttemptMemo } from '../activation/attempt-memo.js';
 import type { AgentDefinition } from '../agent/agent-definition.js';
 import { TerminalError } from '../errors/runtime-error.js';
 import { errorMessageId, outputMessageId } from '../ids/message-id.js';
-import type { DecodedResponse } from '../model/model-request.js';
+import type { DecodedResponse, ModelProvider } from '../model/model-request.js';
 import type { Timers } from '../time/clock.js';
 import { HeaderName } from '../vocabulary/header-name.js';
 import { CacheOnlyProvider, type CacheMissRecord } from './cache-only-provider.js';
@@ -52,6 +54,12 @@ export interface ReplayOptions {
   readonly activationTimeoutMs?: number;
   /** The deployment provider's response decoder (absent: a response is UTF-8 text). */
   readonly decode?: (body: Uint8Array) => DecodedResponse;
+  /**
+   * Answers model calls the snapshot's cache does not hold (e.g. a scripted model in a user's CI).
+   * Absent: such a call makes the replay irreproducible. A snapshot holds the responses of a live
+   * suspension only (a completed activation commits an empty replay cache).
+   */
+  readonly fallback?: ModelProvider;
   /** Replay only the first `through` recorded elements (end-state comparison is skipped unless all ran). */
   readonly through?: number;
   /** Called after each element, with the state it left (for stepping and printing). */
@@ -143,7 +151,8 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
   if (agent === undefined) throw new ReplayNotPossible(`no agent module defines agent '${snapshot.agent}'`);
   const key = snapshot.key.data as Uint8Array;
   const committed = snapshot.state === undefined ? undefined : decodeActorDocument(snapshot.state.document.data as Uint8Array);
-  const provider = new CacheOnlyProvider(committed?.llmCache ?? { entries: [], totalResponseBytes: 0 }, key, committed?.seq ?? 0, options.decode);
+  const provider = new CacheOnlyProvider(committed?.llmCache ?? { entries: [], totalResponseBytes: 0 }, key, committed?.seq ?? 0, options.decode ?? options.fallback?.decode?.bind(options.fallback));
+  provider.fallback = options.fallback;
 
   // What was recorded, by message id.
   const recorded = new Map<string, { readonly kind: Kind; readonly message: RecordedMessage }>();

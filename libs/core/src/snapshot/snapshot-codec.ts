@@ -20,9 +20,10 @@ import {
 } from './key-snapshot.js';
 import { SnapshotFormatError, SnapshotFromFuture } from './snapshot-errors.js';
 
-/** A blob of `data`: its size, its sha256 and the bytes. */
+/** A blob of `data`: its size, its sha256 and the bytes (a Buffer is copied to a plain Uint8Array). */
 export function snapshotBlob(data: Uint8Array): SnapshotBlob {
-  return { bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'), data };
+  const plain = data.constructor === Uint8Array ? data : Uint8Array.from(data);
+  return { bytes: plain.length, sha256: createHash('sha256').update(plain).digest('hex'), data: plain };
 }
 
 const blobJson = (blob: SnapshotBlob): Record<string, unknown> => ({
