@@ -109,6 +109,23 @@ export const COMMAND_NOTES: Readonly<Record<string, CommandNotes>> = {
     prints: 'the 32-hex-digit digest that spans carry as `agents.key` for this key (search Jaeger with `agents.key=<digest>`); the same in every service that shares `AGENTS_TRACE_KEY_SALT`.',
     example: ['node bin/nats-agents.mjs key-digest order-42', '# 3bf8b157c4238eefe5ae4a66eca81c6b'],
   },
+  snapshot: {
+    prints:
+      'the key snapshot (JSON, format `nats-agents/key-snapshot` version 1, docs/replay.md) to stdout, or with `--out` to a file (mode 0600) and a one-line summary to stderr. A snapshot is personal data outside the cluster (docs/memory.md); `--redact` keeps sizes and digests only.',
+    example: ['node bin/nats-agents.mjs snapshot refund order-42 --out order-42.json', '# wrote order-42.json: 3 inbox elements, 1 outputs, 2 intents, 0 error records'],
+  },
+  replay: {
+    prints:
+      'one line per replayed element (with `--print-state`, the state after it), then `reproduced`, or `diverged` and every divergence with its element, or `irreproducible` and the missing model response; with `--json`, `{"step":…}` lines and a `{"report":…}` line. Exit code 3 when anything diverged, 4 when irreproducible.',
+    example: [
+      'node bin/nats-agents.mjs replay order-42.json --modules dist/agents/refund-v2.agent.js',
+      '# element 1: inbox seq 17 event at 1764590000000 -> suspended, 1 published, same',
+      '# element 2: inbox seq 19 approval at 1764590004000 -> suspended, 1 published, same',
+      '# element 3: inbox seq 23 result at 1764590004100 -> completed, 1 published, 1 divergence(s)',
+      '# diverged: 1 divergence(s) over 3 elements',
+      '#   element 3 (inbox seq 23): output 0b6c… different (recorded: {"status":"refunded",…}; replayed: {"status":"refunded-v2",…})',
+    ],
+  },
   bench: {
     prints:
       'outputs received out of events sent, duration, activations/s and publish → output latency percentiles (p50, p90, p99, max), error records by reason and timed-out keys; with `--json`, the same as one JSON line. Exit code 2 when not every event got an output.',

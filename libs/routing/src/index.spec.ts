@@ -39,6 +39,7 @@ describe('#routing public surface', () => {
       'screenEvent',
       'shardKey',
       'timerIndexKey',
+      'topologyAddressing',
       'unshardKey',
       'validateEntityKey',
     ]);
