@@ -8,13 +8,15 @@ FROM node:20.20.2-bookworm AS build
 WORKDIR /app
 # The full Debian image has python3, make and g++ in case better-sqlite3 must compile.
 COPY package.json package-lock.json ./
+# npm workspaces: the publishable packages' manifests must be present for npm ci to link them.
+COPY packages ./packages
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
 COPY examples ./examples
 COPY scripts ./scripts
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build && npm run build:packages && npm prune --omit=dev --no-audit --no-fund
 
 # --- runtime: Node and the compiled code only, owned by root, run as the unprivileged `node` ---
 FROM node:20.20.2-bookworm-slim
@@ -23,6 +25,9 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The built packages (node_modules/@nats-agents/* link here): agents mounted outside /app resolve
+# @nats-agents/sdk to this copy when they bring none of their own.
+COPY --from=build /app/packages ./packages
 COPY bin ./bin
 # Plain JavaScript example agents are loaded from source (the others are compiled into dist/).
 COPY examples/echo ./examples/echo
