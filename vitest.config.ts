@@ -14,6 +14,9 @@ export default defineConfig({
   test: {
     globals: false,
     pool: 'forks',
+    // eventsource-parser (under the AI SDK) exports a "source" condition pointing at .ts files,
+    // which Node cannot load with the workers' --conditions=source: let Vite transform that chain.
+    server: { deps: { inline: ['ai', /@ai-sdk\//, 'eventsource-parser'] } },
     reporters: process.env.VITEST_JSON ? ['default', ['json', { outputFile: process.env.VITEST_JSON }]] : ['default'],
     projects: [
       {
