@@ -105,6 +105,11 @@ export const COMMAND_NOTES: Readonly<Record<string, CommandNotes>> = {
       '#   …',
     ],
   },
+  'errors redrive': {
+    prints:
+      'one line `redrove <n> event(s); <n> already redriven; <n> skipped` and a line per skipped record (its element is gone from the inbox, or it names none), or the report as JSON with `--json`. Running it again publishes nothing already redriven.',
+    example: ['node bin/nats-agents.mjs errors redrive --agent refund --reason activation_error --since 1796000000000', '# redrove 3 event(s); 0 already redriven; 0 skipped'],
+  },
   'key-digest': {
     prints: 'the 32-hex-digit digest that spans carry as `agents.key` for this key (search Jaeger with `agents.key=<digest>`); the same in every service that shares `AGENTS_TRACE_KEY_SALT`.',
     example: ['node bin/nats-agents.mjs key-digest order-42', '# 3bf8b157c4238eefe5ae4a66eca81c6b'],

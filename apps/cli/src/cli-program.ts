@@ -22,6 +22,7 @@ import { keyDigest } from '#telemetry';
 import { runLoad } from './load-run.js';
 import { exportKeySnapshot } from './key-snapshot-export.js';
 import { printReplayReport, printStep } from './replay-report.js';
+import { redrive } from './redrive.js';
 
 /** The exit codes of every command: a closed vocabulary a script may branch on. */
 export const ExitCode = {
@@ -104,7 +105,41 @@ export function buildProgram(env: CliEnv = process.env): Command {
   addKeyDigest(program, env);
   addSnapshot(program, config);
   addReplay(program);
+  addErrors(program, config, env);
   return program;
+}
+
+function addErrors(program: Command, config: ConfigOf, env: CliEnv): void {
+  const errors = program.command('errors').description('act on dead-lettered elements (error records)');
+  errors
+    .command('redrive')
+    .description("re-publish the original events of an agent's error records with a reason to their keys, in order, once (derived ids; an audit record per event)")
+    .requiredOption('--agent <name>', 'the agent whose records to redrive')
+    .requiredOption('--reason <reason>', 'the error reason, e.g. activation_error')
+    .option('--key <key>', 'only this key (text)')
+    .option('--since <ms>', 'only records stored at or after this time (epoch ms)', integer)
+    .addOption(userOption('--requested-by <who>', 'who asked (kept in the audit records)', env))
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { agent: string; reason: string; key?: string; since?: number; requestedBy: string; json?: boolean }) => {
+      const agents = await client(config());
+      try {
+        const report = await redrive(agents, {
+          agent: options.agent,
+          reason: options.reason,
+          requestedBy: options.requestedBy,
+          nowMs: Date.now(),
+          ...(options.key !== undefined ? { key: keyFromText(options.key) } : {}),
+          ...(options.since !== undefined ? { sinceMs: options.since } : {}),
+        });
+        if (options.json === true) console.log(JSON.stringify(report));
+        else {
+          console.log(`redrove ${report.published} event(s); ${report.alreadyRedriven} already redriven; ${report.skipped.length} skipped`);
+          for (const skip of report.skipped) console.log(`  record ${skip.seq}: ${skip.why}`);
+        }
+      } finally {
+        await agents.close();
+      }
+    });
 }
 
 function addKeyDigest(program: Command, env: CliEnv): void {

@@ -18,6 +18,7 @@ export {
   outputMessageId,
   errorMessageId,
   ingressErrorMessageId,
+  redriveMessageId,
   ingestForwardMessageId,
   timerMessageId,
 } from './ids/message-id.js';
@@ -112,7 +113,7 @@ export type { Addressing } from './actor/addressing.js';
 export { KeyMailbox } from './actor/key-mailbox.js';
 export { backoffDelay } from './actor/backoff.js';
 export type { BackoffPolicy } from './actor/backoff.js';
-export { encodeErrorRecord, decodeErrorRecord } from './actor/error-record.js';
+export { encodeErrorRecord, decodeErrorRecord, errorRecordSource } from './actor/error-record.js';
 export type { ErrorRecordFields } from './actor/error-record.js';
 export { ToolResultStatus } from './actor/inbox-element.js';
 export type { InboxElement, InboxPayload, ToolResultDoc, ApprovalDoc, TimerFiredDoc } from './actor/inbox-element.js';

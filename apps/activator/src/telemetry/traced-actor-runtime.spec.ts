@@ -50,7 +50,7 @@ function runtime(store: MapStore, published: OutboxEntryDoc[], metrics: RuntimeM
       publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
       agents: new Map([[echo.name, echo]]),
       provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
-      addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k' },
+      addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k', inboxStream: 'AGENTS_INBOX' },
       timers,
       monotonicMs: () => performance.now(),
       random: () => 0.5,

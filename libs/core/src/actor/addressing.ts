@@ -14,4 +14,6 @@ export interface Addressing {
   intent(agent: string, tool: string): string;
   /** `agents.approval-requests.<agent>.<keyToken>` */
   approvalRequest(agent: string, key: Uint8Array): string;
+  /** The inbox stream's name (`AGENTS_INBOX`): error records name their element in it. */
+  readonly inboxStream: string;
 }

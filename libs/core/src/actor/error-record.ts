@@ -10,6 +10,12 @@ export interface ErrorRecordFields {
   readonly detail: string;
   /** The element's event time, never the wall clock, so a replay re-emits identical bytes. */
   readonly eventTimeMs: number;
+  /**
+   * The stream and sequence of the element the record is about (the activator's records name
+   * their inbox message), so an operator can re-publish the original event (`nats-agents errors
+   * redrive`). Absent on records about no stored element.
+   */
+  readonly source?: { readonly stream: string; readonly seq: number };
 }
 
 /** Deterministic protobuf bytes of an error record (`nats_agents.v1.ErrorRecord`). */
@@ -20,6 +26,7 @@ export function encodeErrorRecord(record: ErrorRecordFields): Uint8Array {
     detail: record.detail,
     eventTimeMs: record.eventTimeMs,
     agent: record.agent,
+    ...(record.source !== undefined ? { sourceStream: record.source.stream, sourceSeq: record.source.seq } : {}),
   }).finish();
 }
 
@@ -33,4 +40,14 @@ export function decodeErrorRecord(bytes: Uint8Array): ErrorRecordFields {
     detail: m.detail,
     eventTimeMs: m.eventTimeMs,
   };
+}
+
+/**
+ * The element an error record is about (stream and sequence), or undefined for a record about no
+ * stored element (and records written before the field existed). Kept apart from
+ * {@link decodeErrorRecord} so what a record says and where it points are read separately.
+ */
+export function errorRecordSource(bytes: Uint8Array): { readonly stream: string; readonly seq: number } | undefined {
+  const m = v1.ErrorRecord.decode(bytes);
+  return m.sourceStream === '' ? undefined : { stream: m.sourceStream, seq: m.sourceSeq };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { errorMessageId, outputMessageId } from '../ids/message-id.js';
 import { T0, utf8Bytes } from '../testing/inbox-elements.js';
 import { testAddressing } from '../testing/test-addressing.js';
-import { decodeErrorRecord, encodeErrorRecord } from './error-record.js';
+import { decodeErrorRecord, encodeErrorRecord, errorRecordSource } from './error-record.js';
 import { errorEntry, outputEntries, traceHeaders } from './outbox-entries.js';
 
 const KEY = utf8Bytes('k');
@@ -47,7 +47,10 @@ describe('outbox entries', () => {
       { name: 'Agents-Agent', value: 'triage' },
       { name: 'Agents-Event-Time', value: String(T0) },
     ]);
-    expect(hex(entry.payload)).toBe(hex(encodeErrorRecord(record)));
+    // The record names the element it is about: the inbox stream and the element's sequence (redrive reads it back).
+    expect(hex(entry.payload)).toBe(hex(encodeErrorRecord({ ...record, source: { stream: 'AGENTS_INBOX', seq: 17 } })));
+    expect(errorRecordSource(entry.payload)).toEqual({ stream: 'AGENTS_INBOX', seq: 17 });
+    expect(errorRecordSource(encodeErrorRecord(record))).toBeUndefined();
   });
 });
 

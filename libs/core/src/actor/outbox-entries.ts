@@ -43,7 +43,7 @@ export function errorEntry(addressing: Addressing, record: ErrorRecordFields, in
   return {
     subject: addressing.error(record.agent, record.reason),
     msgId: errorMessageId(record.agent, record.entityKey, inboxSeq),
-    payload: encodeErrorRecord(record),
+    payload: encodeErrorRecord({ ...record, source: { stream: addressing.inboxStream, seq: inboxSeq } }),
     headers: [
       { name: HeaderName.Reason, value: record.reason },
       { name: HeaderName.Agent, value: record.agent },

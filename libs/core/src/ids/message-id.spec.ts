@@ -1,7 +1,7 @@
 // Every runtime publish carries a derived Nats-Msg-Id so a republish after a crash is stored once; the derivations are pinned here so no release silently changes them.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { errorMessageId, ingestForwardMessageId, ingressErrorMessageId, outputMessageId, timerMessageId } from './message-id.js';
+import { errorMessageId, ingestForwardMessageId, ingressErrorMessageId, outputMessageId, redriveMessageId, timerMessageId } from './message-id.js';
 import { IdNamespace } from './namespaces.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -42,7 +42,12 @@ describe('message ids', () => {
     expect(outputMessageId('a', utf8('k'), 1, 0)).not.toBe(errorMessageId('a', utf8('k'), 1));
   });
 
-  it('uses six distinct namespaces', () => {
-    expect(new Set(Object.values(IdNamespace)).size).toBe(6);
+  it('uses seven distinct namespaces', () => {
+    expect(new Set(Object.values(IdNamespace)).size).toBe(7);
+  });
+
+  it('derives a redrive id from the source element alone, distinct per element', () => {
+    expect(redriveMessageId('AGENTS_INBOX', 7)).toBe(redriveMessageId('AGENTS_INBOX', 7));
+    expect(redriveMessageId('AGENTS_INBOX', 7)).not.toBe(redriveMessageId('AGENTS_INBOX', 8));
   });
 });

@@ -23,6 +23,14 @@ export function errorMessageId(agent: string, key: Uint8Array, inboxSeq: number)
  * `Nats-Msg-Id` of an ingress error record about ingest message `ingestSeq` of `stream`
  * (the key may be unreadable, so the source message identifies it).
  */
+/**
+ * The id of the re-publication of the element at `stream`/`seq` by a redrive: the message id of
+ * the re-published event and of its audit record, so running the same redrive twice publishes once.
+ */
+export function redriveMessageId(stream: string, seq: number): string {
+  return uuidV5(`redrive|${stream}|${seq}`, IdNamespace.Redrive);
+}
+
 export function ingressErrorMessageId(stream: string, ingestSeq: number): string {
   return uuidV5(`error|${stream}|${ingestSeq}`, IdNamespace.Ingest);
 }

@@ -16,4 +16,6 @@ export const IdNamespace = {
   Ingest: '9c2b7e14-3a58-5f61-8d47-b6e0c3a1f725',
   /** Timer firings published into a key's lane. */
   Timer: 'e3a71c59-0b2d-5c84-9f16-7d5b28e4a930',
+  /** Re-publications of dead-lettered events by `errors redrive`. */
+  Redrive: '4b8d2f60-6e1a-5c37-a9d4-0f5c7e3b9a82',
 } as const;

@@ -10,4 +10,5 @@ export const testAddressing: Addressing = {
   error: (agent, reason) => `agents.errors.${agent}.${reason}`,
   intent: (agent, tool) => `agents.intents.${agent}.${tool}`,
   approvalRequest: (agent, key) => `agents.approval-requests.${agent}.${entityKeyHex(key)}`,
+  inboxStream: 'AGENTS_INBOX',
 };

@@ -887,6 +887,12 @@ export namespace nats_agents {
             /** ErrorRecord agent. */
             agent: string;
 
+            /** ErrorRecord sourceStream. */
+            sourceStream: string;
+
+            /** ErrorRecord sourceSeq. */
+            sourceSeq: number;
+
             /**
              * Creates a new ErrorRecord instance using the specified properties.
              * @param [properties] Properties to set
@@ -985,6 +991,12 @@ export namespace nats_agents {
 
                 /** ErrorRecord agent */
                 agent?: (string|null);
+
+                /** ErrorRecord sourceStream */
+                sourceStream?: (string|null);
+
+                /** ErrorRecord sourceSeq */
+                sourceSeq?: (number|null);
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];

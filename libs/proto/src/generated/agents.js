@@ -2690,6 +2690,8 @@ export const nats_agents = $root.nats_agents = (() => {
              * @property {string|null} [detail] ErrorRecord detail
              * @property {number|null} [eventTimeMs] ErrorRecord eventTimeMs
              * @property {string|null} [agent] ErrorRecord agent
+             * @property {string|null} [sourceStream] ErrorRecord sourceStream
+             * @property {number|null} [sourceSeq] ErrorRecord sourceSeq
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -2762,6 +2764,22 @@ export const nats_agents = $root.nats_agents = (() => {
             ErrorRecord.prototype.agent = "";
 
             /**
+             * ErrorRecord sourceStream.
+             * @member {string} sourceStream
+             * @memberof nats_agents.v1.ErrorRecord
+             * @instance
+             */
+            ErrorRecord.prototype.sourceStream = "";
+
+            /**
+             * ErrorRecord sourceSeq.
+             * @member {number} sourceSeq
+             * @memberof nats_agents.v1.ErrorRecord
+             * @instance
+             */
+            ErrorRecord.prototype.sourceSeq = $util.Long ? $util.Long.fromBits(0,0,true) : 0;
+
+            /**
              * Creates a new ErrorRecord instance using the specified properties.
              * @function create
              * @memberof nats_agents.v1.ErrorRecord
@@ -2803,6 +2821,10 @@ export const nats_agents = $root.nats_agents = (() => {
                     writer.uint32(/* id 4, wireType 0 =*/32).int64(message.eventTimeMs);
                 if (message.agent != null && $Object.hasOwnProperty.call(message, "agent") && message.agent !== "")
                     writer.uint32(/* id 5, wireType 2 =*/42).string(message.agent);
+                if (message.sourceStream != null && $Object.hasOwnProperty.call(message, "sourceStream") && message.sourceStream !== "")
+                    writer.uint32(/* id 6, wireType 2 =*/50).string(message.sourceStream);
+                if (message.sourceSeq != null && $Object.hasOwnProperty.call(message, "sourceSeq") && (typeof message.sourceSeq === "object" ? message.sourceSeq.low || message.sourceSeq.high : message.sourceSeq !== 0))
+                    writer.uint32(/* id 7, wireType 0 =*/56).uint64(message.sourceSeq);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -2905,6 +2927,24 @@ export const nats_agents = $root.nats_agents = (() => {
                                 delete message.agent;
                             continue;
                         }
+                    case 6: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.sourceStream = value;
+                            else
+                                delete message.sourceStream;
+                            continue;
+                        }
+                    case 7: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.uint64()) === "object" ? value.low || value.high : value !== 0)
+                                message.sourceSeq = value;
+                            else
+                                delete message.sourceSeq;
+                            continue;
+                        }
                     }
                     reader.skipType(wireType, _depth, tag);
                     if (!reader.discardUnknown) {
@@ -2968,6 +3008,12 @@ export const nats_agents = $root.nats_agents = (() => {
                 if (message.agent != null && $Object.hasOwnProperty.call(message, "agent"))
                     if (!$util.isString(message.agent))
                         return "agent: string expected";
+                if (message.sourceStream != null && $Object.hasOwnProperty.call(message, "sourceStream"))
+                    if (!$util.isString(message.sourceStream))
+                        return "sourceStream: string expected";
+                if (message.sourceSeq != null && $Object.hasOwnProperty.call(message, "sourceSeq"))
+                    if (!$util.isInteger(message.sourceSeq) && !(message.sourceSeq && $util.isInteger(message.sourceSeq.low) && $util.isInteger(message.sourceSeq.high)))
+                        return "sourceSeq: integer|Long expected";
                 return null;
             };
 
@@ -3014,6 +3060,19 @@ export const nats_agents = $root.nats_agents = (() => {
                 if (object.agent != null)
                     if (typeof object.agent !== "string" || object.agent.length)
                         message.agent = $String(object.agent);
+                if (object.sourceStream != null)
+                    if (typeof object.sourceStream !== "string" || object.sourceStream.length)
+                        message.sourceStream = $String(object.sourceStream);
+                if (object.sourceSeq != null)
+                    if (typeof object.sourceSeq === "object" ? object.sourceSeq.low || object.sourceSeq.high : $Number(object.sourceSeq) !== 0)
+                        if ($util.Long)
+                            message.sourceSeq = $util.Long.fromValue(object.sourceSeq, true);
+                        else if (typeof object.sourceSeq === "string")
+                            message.sourceSeq = $parseInt(object.sourceSeq, 10);
+                        else if (typeof object.sourceSeq === "number")
+                            message.sourceSeq = object.sourceSeq;
+                        else if (typeof object.sourceSeq === "object")
+                            message.sourceSeq = new $util.LongBits(object.sourceSeq.low >>> 0, object.sourceSeq.high >>> 0).toNumber(true);
                 return message;
             };
 
@@ -3050,6 +3109,12 @@ export const nats_agents = $root.nats_agents = (() => {
                     } else
                         object.eventTimeMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
                     object.agent = "";
+                    object.sourceStream = "";
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, true);
+                        object.sourceSeq = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.sourceSeq = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
                 }
                 if (message.entityKey != null && $Object.hasOwnProperty.call(message, "entityKey"))
                     object.entityKey = options.bytes === $String ? $util.base64.encode(message.entityKey, 0, message.entityKey.length) : options.bytes === $Array ? $Array.prototype.slice.call(message.entityKey) : message.entityKey;
@@ -3066,6 +3131,15 @@ export const nats_agents = $root.nats_agents = (() => {
                         object.eventTimeMs = options.longs === $String ? $util.Long.prototype.toString.call(message.eventTimeMs) : options.longs === $Number ? new $util.LongBits(message.eventTimeMs.low >>> 0, message.eventTimeMs.high >>> 0).toNumber() : message.eventTimeMs;
                 if (message.agent != null && $Object.hasOwnProperty.call(message, "agent"))
                     object.agent = message.agent;
+                if (message.sourceStream != null && $Object.hasOwnProperty.call(message, "sourceStream"))
+                    object.sourceStream = message.sourceStream;
+                if (message.sourceSeq != null && $Object.hasOwnProperty.call(message, "sourceSeq"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.sourceSeq = typeof message.sourceSeq === "number" ? $BigInt(message.sourceSeq) : $util.Long.fromBits(message.sourceSeq.low >>> 0, message.sourceSeq.high >>> 0, true).toBigInt();
+                    else if (typeof message.sourceSeq === "number")
+                        object.sourceSeq = options.longs === $String ? $String(message.sourceSeq) : message.sourceSeq;
+                    else
+                        object.sourceSeq = options.longs === $String ? $util.Long.prototype.toString.call(message.sourceSeq) : options.longs === $Number ? new $util.LongBits(message.sourceSeq.low >>> 0, message.sourceSeq.high >>> 0).toNumber(true) : message.sourceSeq;
                 return object;
             };
 
