@@ -13,5 +13,6 @@ export function topologyAddressing(topology: Topology): Addressing {
     error: (agent, reason) => topology.errors(agent, reason),
     intent: (agent, tool) => topology.intents(agent, tool),
     approvalRequest: (agent, key) => topology.approvalRequests(agent, encodeKeyToken(key)),
+    inboxStream: topology.streams.inbox.name,
   };
 }
