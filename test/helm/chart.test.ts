@@ -352,6 +352,19 @@ describe('helm/nats-agents', () => {
     expect(job.spec.template.spec.serviceAccountName).toBeUndefined();
   });
 
+  it('admits only what each service serves with networkPolicy: ops from the monitoring namespace, and the HTTP API of ingress from the ingress controller', () => {
+    const { objects } = render('production-values.yaml');
+    const policies = ofKind<K8sObject & { spec: { podSelector: unknown; policyTypes: string[]; ingress: { ports: { port: string }[]; from?: unknown[] }[] } }>(objects, 'NetworkPolicy');
+    expect(policies.map(componentOf).sort()).toEqual([...RUNTIME_SERVICES].sort());
+    for (const policy of policies) {
+      expect(policy.spec.policyTypes).toEqual(['Ingress']);
+      const ports = policy.spec.ingress.map((rule) => rule.ports.map((p) => p.port).join());
+      expect(ports).toEqual(componentOf(policy) === 'ingress' ? ['ops', 'http'] : ['ops']);
+      for (const rule of policy.spec.ingress) expect(rule.from).toHaveLength(1);
+    }
+    expect(ofKind(render('default-values.yaml').objects, 'NetworkPolicy')).toEqual([]);
+  });
+
   it('gives each service only the secrets it uses, by reference', () => {
     const r = render('production-values.yaml');
     const secretsOf = (component: string): { files: string[]; env: string[] } => {
