@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MEMORY_TYPE_PATTERN } from '#core';
 import { parseLongTermUri } from '#longterm';
+import { AuthConfigSchema } from '#auth';
 
 const positiveInt = z.number().int().positive();
 const subjectToken = z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be a subject token: letters, digits, _ and -');
@@ -293,6 +294,8 @@ export const RuntimeConfigSchema = z.strictObject({
   effector: EffectorConfigSchema.prefault({}),
   longterm: LongTermConfigSchema.prefault({}),
   ops: OpsConfigSchema.prefault({}),
+  /** Credentials the HTTP edges (console, ingress) accept: API key digests and JWT verification (docs/auth.md). */
+  auth: AuthConfigSchema.prefault({}),
 });
 
 /** Every alias names a provider that exists (`default` or a key of `providers`). */
