@@ -287,6 +287,15 @@ export const RuntimeConfigSchema = z.strictObject({
       z.strictObject({
         /** Tokens one attempt of an activation may use; a call that would exceed it fails the activation with `budget_exceeded`. */
         tokensPerActivation: positiveInt.optional(),
+        /** Tokens one key may use in a rolling window of event time (committed activations in the window plus the running one). */
+        tokensPerKey: z
+          .strictObject({
+            /** Tokens allowed inside the window. */
+            tokens: positiveInt,
+            /** The window's length in ms of event time. */
+            windowMs: positiveInt,
+          })
+          .optional(),
       }),
     )
     .default({}),

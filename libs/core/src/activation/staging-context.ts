@@ -58,6 +58,8 @@ export interface StagingContextInit {
   readonly onModelCall?: (call: ModelCallRecord) => void;
   /** Token budgets checked before every provider call (not before replay-cache answers, which cost nothing). */
   readonly budget?: TokenBudget;
+  /** Tokens the key's committed activations used inside the per-key window (`budget.tokensPerKey`). */
+  readonly keyWindowTokens?: number;
 }
 
 /**
@@ -81,6 +83,7 @@ export class StagingContext implements ActivationContext {
   readonly memory: WorkingMemory;
 
   private readonly budget: TokenBudget | undefined;
+  private readonly keyWindowTokens: number | undefined;
   private refusal: BudgetExceeded | undefined;
   private readonly signalSource: Pick<StagingContextInit, 'signal'>;
   private readonly cache: ReplayCache;
@@ -118,6 +121,7 @@ export class StagingContext implements ActivationContext {
     this.policy = init.policy;
     this.onModelCall = init.onModelCall;
     this.budget = init.budget;
+    this.keyWindowTokens = init.keyWindowTokens;
     this.step = init.stepIndex;
   }
 
@@ -222,6 +226,7 @@ export class StagingContext implements ActivationContext {
         budget,
         request,
         activationTokens: tallyTokens({ modelCalls: this.calls }),
+        ...(this.keyWindowTokens !== undefined ? { keyWindowTokens: this.keyWindowTokens } : {}),
       });
     } catch (error) {
       if (error instanceof BudgetExceeded) this.refusal = error;

@@ -127,6 +127,14 @@ export interface ActorDocument {
   readonly outbox: readonly OutboxEntryDoc[];
   readonly timers: readonly TimerDoc[];
   readonly deferred: readonly DeferredEventDoc[];
+  /** Tokens of committed activations by event time, for a per-key token budget (absent: none recorded). */
+  readonly tokenSpend?: readonly TokenSpendDoc[];
+}
+
+/** The tokens one committed activation used, at its event time. */
+export interface TokenSpendDoc {
+  readonly atMs: number;
+  readonly tokens: number;
 }
 
 const EMPTY_BYTES = new Uint8Array(0);

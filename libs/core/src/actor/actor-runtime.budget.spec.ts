@@ -63,4 +63,18 @@ describe('token budgets', () => {
     expect(h.outputs('looper', 'k')).toEqual([]);
     expect(h.errors('looper')).toMatchObject([{ reason: 'budget_exceeded' }]);
   });
+
+  it('counts a key\'s committed activations in a rolling window of event time, refusing before the provider once it is spent', async () => {
+    const provider = metered(10);
+    const agent: AgentDefinition = { ...looper(1_000), budget: { tokensPerKey: { tokens: 30, windowMs: 60_000 } } };
+    const h = new ActorHarness({ agents: [agent], provider });
+    await h.send('looper', 'k', '2', { eventTimeMs: 1_000_000 });
+    expect(h.doc('looper', 'k')?.tokenSpend).toEqual([{ atMs: 1_000_000, tokens: 20 }]);
+    await h.send('looper', 'k', '2', { eventTimeMs: 1_010_000 });
+    expect(provider.calls).toBe(3);
+    expect(h.errors('looper')).toMatchObject([{ reason: 'budget_exceeded', detail: 'token budget per key exceeded: 30 used + 0 requested > 30' }]);
+    // Once the first activation leaves the window, the key may spend again.
+    await h.send('looper', 'k', '1', { eventTimeMs: 1_070_000 });
+    expect(h.outputs('looper', 'k')).toEqual(['rounds:2', 'rounds:1']);
+  });
 });

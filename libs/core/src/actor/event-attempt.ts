@@ -13,6 +13,7 @@ import { summarizeIfDue } from '../memory/summarize-compaction.js';
 import { WorkingMemory } from '../memory/working-memory.js';
 import { StagedLongTerm } from '../longterm/staged-long-term.js';
 import { ReplayCache } from '../replay/replay-cache.js';
+import { recordSpend, spentInWindow, tallyTokens } from '../model/token-budget.js';
 import { ErrorReason } from '../vocabulary/error-reason.js';
 import { TimerKind, type ActorDocument, type CacheBlobDoc, type ContinuationDoc, type OutboxEntryDoc, type ToolIntentDoc } from './actor-document.js';
 import type { ApplyDeps, ApplyResult } from './apply-result.js';
@@ -70,6 +71,7 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     ...(compactor !== null ? { compactor } : {}),
     ...(longterm ? { longterm } : {}),
   });
+  const keyWindow = deps.agent.budget?.tokensPerKey;
   const ctx = new StagingContext({
     agent,
     key: element.entityKey,
@@ -91,6 +93,7 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
     ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
     ...(deps.agent.budget ? { budget: deps.agent.budget } : {}),
+    ...(keyWindow !== undefined ? { keyWindowTokens: spentInWindow(base.tokenSpend, element.eventTimeMs, keyWindow.windowMs) } : {}),
   });
   const summarize = deps.agent.memory?.summarize;
   // Summarizing runs inside the activation (same timeout, same failure handling) after the agent
@@ -140,6 +143,8 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     memory: memory.toBlob(),
     llmCache: ctx.replayCache.toBlob(),
     outbox,
+    // A per-key token budget counts committed activations: record this one's tokens by event time.
+    ...(keyWindow !== undefined ? { tokenSpend: recordSpend(base.tokenSpend, element.eventTimeMs, tallyTokens(ctx.tally), keyWindow.windowMs) } : {}),
   };
   const report = {
     seq: plan.seq,

@@ -65,6 +65,7 @@ export function encodeActorDocument(doc: ActorDocument): Uint8Array {
         envelope: { entityKey: doc.entityKey, eventTimeMs: d.eventTimeMs, event: d.event },
         headers: d.headers.map(encodeHeader),
       })),
+      tokenSpend: (doc.tokenSpend ?? []).map((t) => ({ atMs: t.atMs, tokens: t.tokens })),
     },
     writer,
   );
@@ -148,6 +149,7 @@ export function decodeActorDocument(bytes: Uint8Array): ActorDocument {
       eventTimeMs: d.envelope?.eventTimeMs ?? 0,
       headers: (d.headers ?? []).map(decodeHeader),
     })),
+    ...(m.tokenSpend.length > 0 ? { tokenSpend: m.tokenSpend.map((t) => ({ atMs: t.atMs ?? 0, tokens: t.tokens ?? 0 })) } : {}),
   };
   return migrateToCurrent(doc);
 }

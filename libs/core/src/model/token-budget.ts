@@ -14,10 +14,15 @@ export interface TokenBudget {
    * (so a retry that is answered from the cache decides exactly as the first attempt did).
    */
   readonly tokensPerActivation?: number;
+  /**
+   * Tokens one key may use in a rolling window of event time: the key's committed activations in
+   * the window (recorded in its state document) plus this attempt's calls so far.
+   */
+  readonly tokensPerKey?: { readonly tokens: number; readonly windowMs: number };
 }
 
 /** Which budget refused a call. */
-export type BudgetScope = 'activation';
+export type BudgetScope = 'activation' | 'key';
 
 /**
  * A model call was refused before the provider was asked, because it would exceed a budget. The
@@ -42,6 +47,8 @@ export interface BudgetInputs {
   readonly request: ModelRequest;
   /** Tokens this attempt's answered calls used so far (hits included). */
   readonly activationTokens: number;
+  /** Tokens the key's committed activations used inside the key window (from the committed document). */
+  readonly keyWindowTokens?: number;
 }
 
 /**
@@ -58,6 +65,28 @@ export function checkTokenBudget(inputs: BudgetInputs): void {
   const reserve = reservedTokens(request.params);
   const perActivation = budget.tokensPerActivation;
   if (perActivation !== undefined && refuses(inputs.activationTokens, reserve, perActivation)) throw new BudgetExceeded('activation', inputs.activationTokens, reserve, perActivation);
+  const perKey = budget.tokensPerKey;
+  if (perKey !== undefined) {
+    const used = (inputs.keyWindowTokens ?? 0) + inputs.activationTokens;
+    if (refuses(used, reserve, perKey.tokens)) throw new BudgetExceeded('key', used, reserve, perKey.tokens);
+  }
+}
+
+/** Tokens of `spend` inside the window ending at `nowMs` (entries after `nowMs - windowMs`). */
+export function spentInWindow(spend: readonly { readonly atMs: number; readonly tokens: number }[] | undefined, nowMs: number, windowMs: number): number {
+  let tokens = 0;
+  for (const entry of spend ?? []) if (entry.atMs > nowMs - windowMs && entry.atMs <= nowMs) tokens += entry.tokens;
+  return tokens;
+}
+
+/**
+ * The key's spend record after a commit at `nowMs` that used `tokens`: entries older than the
+ * window are dropped, so the record stays as small as the window needs. Pure.
+ */
+export function recordSpend(spend: readonly { readonly atMs: number; readonly tokens: number }[] | undefined, nowMs: number, tokens: number, windowMs: number): { atMs: number; tokens: number }[] {
+  const kept = (spend ?? []).filter((entry) => entry.atMs > nowMs - windowMs).map((entry) => ({ atMs: entry.atMs, tokens: entry.tokens }));
+  if (tokens > 0) kept.push({ atMs: nowMs, tokens });
+  return kept;
 }
 
 /** Tokens the calls of a tally used (prompt + completion, as reported). */

@@ -2266,6 +2266,9 @@ export namespace nats_agents {
             /** ActorState deferred. */
             deferred: nats_agents.v1.DeferredEvent.$Properties[];
 
+            /** ActorState tokenSpend. */
+            tokenSpend: nats_agents.v1.TokenSpend.$Properties[];
+
             /**
              * Creates a new ActorState instance using the specified properties.
              * @param [properties] Properties to set
@@ -2389,6 +2392,9 @@ export namespace nats_agents {
                 /** ActorState deferred */
                 deferred?: (nats_agents.v1.DeferredEvent.$Properties[]|null);
 
+                /** ActorState tokenSpend */
+                tokenSpend?: (nats_agents.v1.TokenSpend.$Properties[]|null);
+
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];
             }
@@ -2408,8 +2414,132 @@ export namespace nats_agents {
               outbox?: nats_agents.v1.OutboxEntry.$Shape[]|null;
               timers?: nats_agents.v1.Timer.$Shape[]|null;
               deferred?: nats_agents.v1.DeferredEvent.$Shape[]|null;
+              tokenSpend?: nats_agents.v1.TokenSpend.$Shape[]|null;
               $unknowns?: Uint8Array[];
             };
+        }
+
+        /**
+         * Properties of a TokenSpend.
+         * @deprecated Use nats_agents.v1.TokenSpend.$Properties instead.
+         */
+        interface ITokenSpend extends nats_agents.v1.TokenSpend.$Properties {
+        }
+
+        /** Represents a TokenSpend. */
+        class TokenSpend {
+
+            /**
+             * Constructs a new TokenSpend.
+             * @param [properties] Properties to set
+             */
+            constructor(properties?: nats_agents.v1.TokenSpend.$Properties);
+
+            /** Unknown fields preserved while decoding when enabled */
+            $unknowns?: Uint8Array[];
+
+            /** TokenSpend atMs. */
+            atMs: number;
+
+            /** TokenSpend tokens. */
+            tokens: number;
+
+            /**
+             * Creates a new TokenSpend instance using the specified properties.
+             * @param [properties] Properties to set
+             * @returns TokenSpend instance
+             */
+            static create(properties: nats_agents.v1.TokenSpend.$Shape): nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape;
+            static create(properties?: nats_agents.v1.TokenSpend.$Properties): nats_agents.v1.TokenSpend;
+
+            /**
+             * Encodes the specified TokenSpend message. Does not implicitly {@link nats_agents.v1.TokenSpend.verify|verify} messages.
+             * @param message TokenSpend message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encode(message: nats_agents.v1.TokenSpend.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Encodes the specified TokenSpend message, length delimited. Does not implicitly {@link nats_agents.v1.TokenSpend.verify|verify} messages.
+             * @param message TokenSpend message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encodeDelimited(message: nats_agents.v1.TokenSpend.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Decodes a TokenSpend message from the specified reader or buffer.
+             * @param reader Reader or buffer to decode from
+             * @param [length] Message length if known beforehand
+             * @returns {nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape} TokenSpend
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape;
+
+            /**
+             * Decodes a TokenSpend message from the specified reader or buffer, length delimited.
+             * @param reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape} TokenSpend
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape;
+
+            /**
+             * Verifies a TokenSpend message.
+             * @param message Plain object to verify
+             * @returns `null` if valid, otherwise the reason why it is not
+             */
+            static verify(message: { [k: string]: any }): (string|null);
+
+            /**
+             * Creates a TokenSpend message from a plain object. Also converts values to their respective internal types.
+             * @param object Plain object
+             * @returns TokenSpend
+             */
+            static fromObject(object: { [k: string]: any }): nats_agents.v1.TokenSpend;
+
+            /**
+             * Creates a plain object from a TokenSpend message. Also converts values to other types if specified.
+             * @param message TokenSpend
+             * @param [options] Conversion options
+             * @returns Plain object
+             */
+            static toObject(message: nats_agents.v1.TokenSpend, options?: $protobuf.IConversionOptions): { [k: string]: any };
+
+            /**
+             * Converts this TokenSpend to JSON.
+             * @returns JSON object
+             */
+            toJSON(): { [k: string]: any };
+
+            /**
+             * Gets the type url for TokenSpend
+             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns The type url
+             */
+            static getTypeUrl(prefix?: string): string;
+        }
+
+        namespace TokenSpend {
+
+            /** Properties of a TokenSpend. */
+            interface $Properties {
+
+                /** TokenSpend atMs */
+                atMs?: (number|null);
+
+                /** TokenSpend tokens */
+                tokens?: (number|null);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+            }
+
+            /** Shape of a TokenSpend. */
+            type $Shape = nats_agents.v1.TokenSpend.$Properties;
         }
 
         /**

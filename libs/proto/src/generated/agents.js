@@ -6691,6 +6691,7 @@ export const nats_agents = $root.nats_agents = (() => {
              * @property {Array.<nats_agents.v1.OutboxEntry.$Properties>|null} [outbox] ActorState outbox
              * @property {Array.<nats_agents.v1.Timer.$Properties>|null} [timers] ActorState timers
              * @property {Array.<nats_agents.v1.DeferredEvent.$Properties>|null} [deferred] ActorState deferred
+             * @property {Array.<nats_agents.v1.TokenSpend.$Properties>|null} [tokenSpend] ActorState tokenSpend
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -6718,6 +6719,7 @@ export const nats_agents = $root.nats_agents = (() => {
              *   outbox?: Array.<nats_agents.v1.OutboxEntry.$Shape>|null;
              *   timers?: Array.<nats_agents.v1.Timer.$Shape>|null;
              *   deferred?: Array.<nats_agents.v1.DeferredEvent.$Shape>|null;
+             *   tokenSpend?: Array.<nats_agents.v1.TokenSpend.$Shape>|null;
              *   $unknowns?: Array.<Uint8Array>;
              * }} nats_agents.v1.ActorState.$Shape
              */
@@ -6735,6 +6737,7 @@ export const nats_agents = $root.nats_agents = (() => {
                 this.outbox = [];
                 this.timers = [];
                 this.deferred = [];
+                this.tokenSpend = [];
                 if (properties)
                     for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
                         if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -6846,6 +6849,14 @@ export const nats_agents = $root.nats_agents = (() => {
             ActorState.prototype.deferred = $util.emptyArray;
 
             /**
+             * ActorState tokenSpend.
+             * @member {Array.<nats_agents.v1.TokenSpend.$Properties>} tokenSpend
+             * @memberof nats_agents.v1.ActorState
+             * @instance
+             */
+            ActorState.prototype.tokenSpend = $util.emptyArray;
+
+            /**
              * Creates a new ActorState instance using the specified properties.
              * @function create
              * @memberof nats_agents.v1.ActorState
@@ -6907,6 +6918,9 @@ export const nats_agents = $root.nats_agents = (() => {
                 if (message.deferred != null && message.deferred.length)
                     for (let i = 0; i < message.deferred.length; ++i)
                         $root.nats_agents.v1.DeferredEvent.encode(message.deferred[i], writer.uint32(/* id 13, wireType 2 =*/106).fork(), _depth + 1).ldelim();
+                if (message.tokenSpend != null && message.tokenSpend.length)
+                    for (let i = 0; i < message.tokenSpend.length; ++i)
+                        $root.nats_agents.v1.TokenSpend.encode(message.tokenSpend[i], writer.uint32(/* id 14, wireType 2 =*/114).fork(), _depth + 1).ldelim();
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -7068,6 +7082,14 @@ export const nats_agents = $root.nats_agents = (() => {
                             message.deferred.push($root.nats_agents.v1.DeferredEvent.decode(reader, reader.size(), $undefined, _depth + 1));
                             continue;
                         }
+                    case 14: {
+                            if (wireType !== 2)
+                                break;
+                            if (!(message.tokenSpend && message.tokenSpend.length))
+                                message.tokenSpend = [];
+                            message.tokenSpend.push($root.nats_agents.v1.TokenSpend.decode(reader, reader.size(), $undefined, _depth + 1));
+                            continue;
+                        }
                     }
                     reader.skipType(wireType, _depth, tag);
                     if (!reader.discardUnknown) {
@@ -7183,6 +7205,15 @@ export const nats_agents = $root.nats_agents = (() => {
                         let error = $root.nats_agents.v1.DeferredEvent.verify(message.deferred[i], _depth + 1);
                         if (error)
                             return "deferred." + error;
+                    }
+                }
+                if (message.tokenSpend != null && $Object.hasOwnProperty.call(message, "tokenSpend")) {
+                    if (!$Array.isArray(message.tokenSpend))
+                        return "tokenSpend: array expected";
+                    for (let i = 0; i < message.tokenSpend.length; ++i) {
+                        let error = $root.nats_agents.v1.TokenSpend.verify(message.tokenSpend[i], _depth + 1);
+                        if (error)
+                            return "tokenSpend." + error;
                     }
                 }
                 return null;
@@ -7303,6 +7334,16 @@ export const nats_agents = $root.nats_agents = (() => {
                         message.deferred[i] = $root.nats_agents.v1.DeferredEvent.fromObject(object.deferred[i], _depth + 1);
                     }
                 }
+                if (object.tokenSpend) {
+                    if (!$Array.isArray(object.tokenSpend))
+                        throw $TypeError(".nats_agents.v1.ActorState.tokenSpend: array expected");
+                    message.tokenSpend = $Array(object.tokenSpend.length);
+                    for (let i = 0; i < object.tokenSpend.length; ++i) {
+                        if (!$util.isObject(object.tokenSpend[i]))
+                            throw $TypeError(".nats_agents.v1.ActorState.tokenSpend: object expected");
+                        message.tokenSpend[i] = $root.nats_agents.v1.TokenSpend.fromObject(object.tokenSpend[i], _depth + 1);
+                    }
+                }
                 return message;
             };
 
@@ -7328,6 +7369,7 @@ export const nats_agents = $root.nats_agents = (() => {
                     object.outbox = [];
                     object.timers = [];
                     object.deferred = [];
+                    object.tokenSpend = [];
                 }
                 if (options.defaults) {
                     object.stateSchemaVersion = 0;
@@ -7411,6 +7453,11 @@ export const nats_agents = $root.nats_agents = (() => {
                     for (let j = 0; j < message.deferred.length; ++j)
                         object.deferred[j] = $root.nats_agents.v1.DeferredEvent.toObject(message.deferred[j], options, _depth + 1);
                 }
+                if (message.tokenSpend && message.tokenSpend.length) {
+                    object.tokenSpend = $Array(message.tokenSpend.length);
+                    for (let j = 0; j < message.tokenSpend.length; ++j)
+                        object.tokenSpend[j] = $root.nats_agents.v1.TokenSpend.toObject(message.tokenSpend[j], options, _depth + 1);
+                }
                 return object;
             };
 
@@ -7440,6 +7487,343 @@ export const nats_agents = $root.nats_agents = (() => {
             };
 
             return ActorState;
+        })();
+
+        v1.TokenSpend = (function() {
+
+            /**
+             * Properties of a TokenSpend.
+             * @typedef {Object} nats_agents.v1.TokenSpend.$Properties
+             * @property {number|null} [atMs] TokenSpend atMs
+             * @property {number|null} [tokens] TokenSpend tokens
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+
+            /**
+             * Properties of a TokenSpend.
+             * @memberof nats_agents.v1
+             * @interface ITokenSpend
+             * @augments nats_agents.v1.TokenSpend.$Properties
+             * @deprecated Use nats_agents.v1.TokenSpend.$Properties instead.
+             */
+
+            /**
+             * Shape of a TokenSpend.
+             * @typedef {nats_agents.v1.TokenSpend.$Properties} nats_agents.v1.TokenSpend.$Shape
+             */
+
+            /**
+             * Constructs a new TokenSpend.
+             * @memberof nats_agents.v1
+             * @classdesc Represents a TokenSpend.
+             * @constructor
+             * @param {nats_agents.v1.TokenSpend.$Properties=} [properties] Properties to set
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+            const TokenSpend = function (properties) {
+                if (properties)
+                    for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                            this[keys[i]] = properties[keys[i]];
+            };
+
+            /**
+             * TokenSpend atMs.
+             * @member {number} atMs
+             * @memberof nats_agents.v1.TokenSpend
+             * @instance
+             */
+            TokenSpend.prototype.atMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * TokenSpend tokens.
+             * @member {number} tokens
+             * @memberof nats_agents.v1.TokenSpend
+             * @instance
+             */
+            TokenSpend.prototype.tokens = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * Creates a new TokenSpend instance using the specified properties.
+             * @function create
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {nats_agents.v1.TokenSpend.$Properties=} [properties] Properties to set
+             * @returns {nats_agents.v1.TokenSpend} TokenSpend instance
+             * @type {{
+             *   (properties: nats_agents.v1.TokenSpend.$Shape): nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape;
+             *   (properties?: nats_agents.v1.TokenSpend.$Properties): nats_agents.v1.TokenSpend;
+             * }}
+             */
+            TokenSpend.create = function(properties) {
+                return new TokenSpend(properties);
+            };
+
+            /**
+             * Encodes the specified TokenSpend message. Does not implicitly {@link nats_agents.v1.TokenSpend.verify|verify} messages.
+             * @function encode
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {nats_agents.v1.TokenSpend.$Properties} message TokenSpend message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            TokenSpend.encode = function (message, writer, _depth) {
+                if (!writer)
+                    writer = $Writer.create();
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                if (message.atMs != null && $Object.hasOwnProperty.call(message, "atMs") && (typeof message.atMs === "object" ? message.atMs.low || message.atMs.high : message.atMs !== 0))
+                    writer.uint32(/* id 1, wireType 0 =*/8).int64(message.atMs);
+                if (message.tokens != null && $Object.hasOwnProperty.call(message, "tokens") && (typeof message.tokens === "object" ? message.tokens.low || message.tokens.high : message.tokens !== 0))
+                    writer.uint32(/* id 2, wireType 0 =*/16).int64(message.tokens);
+                if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                    for (let i = 0; i < message.$unknowns.length; ++i)
+                        writer.raw(message.$unknowns[i]);
+                return writer;
+            };
+
+            /**
+             * Encodes the specified TokenSpend message, length delimited. Does not implicitly {@link nats_agents.v1.TokenSpend.verify|verify} messages.
+             * @function encodeDelimited
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {nats_agents.v1.TokenSpend.$Properties} message TokenSpend message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            TokenSpend.encodeDelimited = function(message, writer) {
+                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
+            };
+
+            /**
+             * Decodes a TokenSpend message from the specified reader or buffer.
+             * @function decode
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @param {number} [length] Message length if known beforehand
+             * @returns {nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape} TokenSpend
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            TokenSpend.decode = function (reader, length, _end, _depth, _target) {
+                if (!(reader instanceof $Reader))
+                    reader = $Reader.create(reader);
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $Reader.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let end, message, value;
+                if (length === $undefined)
+                    end = reader.len;
+                else {
+                    end = reader.pos + length;
+                    if (end > reader.len)
+                        throw $RangeError("index out of range");
+                    length = reader.len;
+                    reader.len = end;
+                }
+                message = _target || new $root.nats_agents.v1.TokenSpend();
+                while (reader.pos < end) {
+                    let start = reader.pos;
+                    let tag = reader.tag();
+                    if (tag === _end) {
+                        _end = $undefined;
+                        break;
+                    }
+                    let wireType = tag & 7;
+                    switch (tag >>>= 3) {
+                    case 1: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.atMs = value;
+                            else
+                                delete message.atMs;
+                            continue;
+                        }
+                    case 2: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.tokens = value;
+                            else
+                                delete message.tokens;
+                            continue;
+                        }
+                    }
+                    reader.skipType(wireType, _depth, tag);
+                    if (!reader.discardUnknown) {
+                        $util.makeProp(message, "$unknowns", false);
+                        (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                    }
+                }
+                if (length !== $undefined) {
+                    if (reader.pos !== end)
+                        throw $RangeError("index out of range");
+                    reader.len = length;
+                }
+                if (_end !== $undefined)
+                    throw $Error("missing end group");
+                return message;
+            };
+
+            /**
+             * Decodes a TokenSpend message from the specified reader or buffer, length delimited.
+             * @function decodeDelimited
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.TokenSpend & nats_agents.v1.TokenSpend.$Shape} TokenSpend
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            TokenSpend.decodeDelimited = function(reader) {
+                if (!(reader instanceof $Reader))
+                    reader = new $Reader(reader);
+                return this.decode(reader, reader.size());
+            };
+
+            /**
+             * Verifies a TokenSpend message.
+             * @function verify
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {Object.<string,*>} message Plain object to verify
+             * @returns {string|null} `null` if valid, otherwise the reason why it is not
+             */
+            TokenSpend.verify = function (message, _depth) {
+                if (typeof message !== "object" || message === null)
+                    return "object expected";
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    return "max depth exceeded";
+                if (message.atMs != null && $Object.hasOwnProperty.call(message, "atMs"))
+                    if (!$util.isInteger(message.atMs) && !(message.atMs && $util.isInteger(message.atMs.low) && $util.isInteger(message.atMs.high)))
+                        return "atMs: integer|Long expected";
+                if (message.tokens != null && $Object.hasOwnProperty.call(message, "tokens"))
+                    if (!$util.isInteger(message.tokens) && !(message.tokens && $util.isInteger(message.tokens.low) && $util.isInteger(message.tokens.high)))
+                        return "tokens: integer|Long expected";
+                return null;
+            };
+
+            /**
+             * Creates a TokenSpend message from a plain object. Also converts values to their respective internal types.
+             * @function fromObject
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {Object.<string,*>} object Plain object
+             * @returns {nats_agents.v1.TokenSpend} TokenSpend
+             */
+            TokenSpend.fromObject = function (object, _depth) {
+                if (object instanceof $root.nats_agents.v1.TokenSpend)
+                    return object;
+                if (!$util.isObject(object))
+                    throw $TypeError(".nats_agents.v1.TokenSpend: object expected");
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let message = new $root.nats_agents.v1.TokenSpend();
+                if (object.atMs != null)
+                    if (typeof object.atMs === "object" ? object.atMs.low || object.atMs.high : $Number(object.atMs) !== 0)
+                        if ($util.Long)
+                            message.atMs = $util.Long.fromValue(object.atMs, false);
+                        else if (typeof object.atMs === "string")
+                            message.atMs = $parseInt(object.atMs, 10);
+                        else if (typeof object.atMs === "number")
+                            message.atMs = object.atMs;
+                        else if (typeof object.atMs === "object")
+                            message.atMs = new $util.LongBits(object.atMs.low >>> 0, object.atMs.high >>> 0).toNumber();
+                if (object.tokens != null)
+                    if (typeof object.tokens === "object" ? object.tokens.low || object.tokens.high : $Number(object.tokens) !== 0)
+                        if ($util.Long)
+                            message.tokens = $util.Long.fromValue(object.tokens, false);
+                        else if (typeof object.tokens === "string")
+                            message.tokens = $parseInt(object.tokens, 10);
+                        else if (typeof object.tokens === "number")
+                            message.tokens = object.tokens;
+                        else if (typeof object.tokens === "object")
+                            message.tokens = new $util.LongBits(object.tokens.low >>> 0, object.tokens.high >>> 0).toNumber();
+                return message;
+            };
+
+            /**
+             * Creates a plain object from a TokenSpend message. Also converts values to other types if specified.
+             * @function toObject
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {nats_agents.v1.TokenSpend} message TokenSpend
+             * @param {$protobuf.IConversionOptions} [options] Conversion options
+             * @returns {Object.<string,*>} Plain object
+             */
+            TokenSpend.toObject = function (message, options, _depth) {
+                if (!options)
+                    options = {};
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let object = {};
+                if (options.defaults) {
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.atMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.atMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.tokens = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.tokens = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                }
+                if (message.atMs != null && $Object.hasOwnProperty.call(message, "atMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.atMs = typeof message.atMs === "number" ? $BigInt(message.atMs) : $util.Long.fromBits(message.atMs.low >>> 0, message.atMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.atMs === "number")
+                        object.atMs = options.longs === $String ? $String(message.atMs) : message.atMs;
+                    else
+                        object.atMs = options.longs === $String ? $util.Long.prototype.toString.call(message.atMs) : options.longs === $Number ? new $util.LongBits(message.atMs.low >>> 0, message.atMs.high >>> 0).toNumber() : message.atMs;
+                if (message.tokens != null && $Object.hasOwnProperty.call(message, "tokens"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.tokens = typeof message.tokens === "number" ? $BigInt(message.tokens) : $util.Long.fromBits(message.tokens.low >>> 0, message.tokens.high >>> 0, false).toBigInt();
+                    else if (typeof message.tokens === "number")
+                        object.tokens = options.longs === $String ? $String(message.tokens) : message.tokens;
+                    else
+                        object.tokens = options.longs === $String ? $util.Long.prototype.toString.call(message.tokens) : options.longs === $Number ? new $util.LongBits(message.tokens.low >>> 0, message.tokens.high >>> 0).toNumber() : message.tokens;
+                return object;
+            };
+
+            /**
+             * Converts this TokenSpend to JSON.
+             * @function toJSON
+             * @memberof nats_agents.v1.TokenSpend
+             * @instance
+             * @returns {Object.<string,*>} JSON object
+             */
+            TokenSpend.prototype.toJSON = function() {
+                return TokenSpend.toObject(this, $protobuf.util.toJSONOptions);
+            };
+
+            /**
+             * Gets the type url for TokenSpend
+             * @function getTypeUrl
+             * @memberof nats_agents.v1.TokenSpend
+             * @static
+             * @param {string} [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns {string} The type url
+             */
+            TokenSpend.getTypeUrl = function(prefix) {
+                if (prefix === $undefined)
+                    prefix = "type.googleapis.com";
+                return prefix + "/nats_agents.v1.TokenSpend";
+            };
+
+            return TokenSpend;
         })();
 
         v1.LongTermRecord = (function() {
