@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { AgentsClient, ErasureFailed } from '#client';
+import { AgentsClient, ErasureFailed, redrive } from '#client';
 import { loadAgentModules, loadConfig, type RuntimeConfig } from '#config';
 import { decodeActorDocument, decodeErrorRecord, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot, entityKeyHex, replaySnapshot, type ModelProvider } from '#core';
 import { FakeLlm, type FakeLlmRule } from '#providers';
@@ -22,7 +22,6 @@ import { keyDigest } from '#telemetry';
 import { runLoad } from './load-run.js';
 import { exportKeySnapshot } from './key-snapshot-export.js';
 import { printReplayReport, printStep } from './replay-report.js';
-import { redrive } from './redrive.js';
 
 /** The exit codes of every command: a closed vocabulary a script may branch on. */
 export const ExitCode = {

@@ -10,3 +10,6 @@ export type { ErasureReport } from '#longterm';
 // Hot-key sharding, for publishers addressing a sharded agent directly and readers of its outputs.
 export { shardKey, unshardKey } from '#routing';
 export type { ClientOptions, EraseOptions, EntityKey, PublishOptions, OutputMessage, ActivationAnswer } from './agents-client.js';
+// Dead-letter redrive (the CLI's `errors redrive`, the console's redrive button).
+export { redrive } from './redrive.js';
+export type { RedriveOptions, RedriveReport, RedriveAudit } from './redrive.js';

@@ -16,6 +16,7 @@ export {
   EffectorConfigSchema,
   LongTermConfigSchema,
   OpsConfigSchema,
+  ConsoleConfigSchema,
 } from './runtime-config.js';
 export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';

@@ -63,6 +63,12 @@ export const ConfigEnv = {
   AGENTS_OPS_HOST: ['ops', 'host'],
   /** Port of the ops listener; 0 picks a free one. */
   AGENTS_OPS_PORT: ['ops', 'port'],
+  /** Port of the console's HTTP listener; 0 picks a free one. */
+  AGENTS_CONSOLE_PORT: ['console', 'httpPort'],
+  /** Comma-separated `/metrics` URLs the console's agents view reads. */
+  AGENTS_CONSOLE_METRICS: ['console', 'metricsTargets'],
+  /** The key inspector's trace link template. */
+  AGENTS_CONSOLE_TRACE_URL: ['console', 'traceUrlTemplate'],
 } as const;
 
 const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas', 'leaseTtlMs', 'port']);
@@ -93,7 +99,7 @@ export function loadConfig(sources: ConfigSources): RuntimeConfig {
     if (raw === undefined || raw === '') continue;
     const leaf = path[path.length - 1] as string;
     let value: unknown = raw;
-    if (leaf === 'agentModules' || leaf === 'toolModules') value = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    if (leaf === 'agentModules' || leaf === 'toolModules' || leaf === 'metricsTargets') value = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
     else if (numeric.has(leaf)) value = Number(raw);
     else if (booleans.has(leaf)) {
       if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got '${raw}'`);

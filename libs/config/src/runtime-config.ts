@@ -250,6 +250,34 @@ export const OpsConfigSchema = z.strictObject({
   lagSampleMs: z.number().int().min(100).default(10_000),
 });
 
+/**
+ * The operations console (`apps/console`): its HTTP listener (the single-page app and its JSON and
+ * live-update API, deny by default through `auth`), the services' `/metrics` it reads for the
+ * agents view, and the trace link of the key inspector.
+ */
+export const ConsoleConfigSchema = z.strictObject({
+  /** Address of the console's HTTP listener. */
+  httpHost: z.string().default('127.0.0.1'),
+  /** Port of that listener (`AGENTS_CONSOLE_PORT`); 0 picks a free port, which the console logs (`console listening on <url>`). */
+  httpPort: z.number().int().min(0).max(65_535).default(8090),
+  /** The services' `/metrics` URLs (`AGENTS_CONSOLE_METRICS`, comma-separated) the agents view reads; nothing else stores metrics. */
+  metricsTargets: z.array(z.url()).default([]),
+  /** How often the console reads those `/metrics` (it keeps an hour of readings in memory). */
+  scrapeEveryMs: z.number().int().min(1_000).default(15_000),
+  /**
+   * The key inspector's trace link (`AGENTS_CONSOLE_TRACE_URL`): `{keyDigest}` becomes the digest
+   * spans carry as `agents.key`, `{agent}` the agent name, `{traceId}` the suspension's trace id
+   * (empty when none). Empty: no link.
+   */
+  traceUrlTemplate: z
+    .string()
+    .default('http://localhost:16686/search?service=activator&tags=%7B%22agents.key%22%3A%22{keyDigest}%22%7D'),
+  /** Directory of the built front end; empty: `dist/console-web` of the installation. */
+  staticDir: z.string().default(''),
+  /** At most this many stored messages are read per stream for one view (approvals, errors, a key's outputs). */
+  maxMessagesPerView: positiveInt.default(5_000),
+});
+
 /** The whole runtime configuration shared by every service. */
 export const RuntimeConfigSchema = z.strictObject({
   /** Subject prefix of the deployment; stream and bucket names derive from it. */
@@ -303,6 +331,7 @@ export const RuntimeConfigSchema = z.strictObject({
   effector: EffectorConfigSchema.prefault({}),
   longterm: LongTermConfigSchema.prefault({}),
   ops: OpsConfigSchema.prefault({}),
+  console: ConsoleConfigSchema.prefault({}),
   /** Credentials the HTTP edges (console, ingress) accept: API key digests and JWT verification (docs/auth.md). */
   auth: AuthConfigSchema.prefault({}),
 });

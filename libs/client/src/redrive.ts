@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DeliverPolicy } from '@nats-io/jetstream';
-import type { AgentsClient } from '#client';
+import type { AgentsClient } from './agents-client.js';
 import { decodeErrorRecord, decodeInboxEnvelope, errorRecordSource, redriveMessageId, type ErrorReason } from '#core';
 
 /** What to redrive. */
