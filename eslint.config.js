@@ -13,7 +13,7 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const TS_FILES = ['**/*.ts', '**/*.mts', '**/*.cts'];
+const TS_FILES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
 const JS_FILES = ['**/*.js', '**/*.mjs', '**/*.cjs'];
 const TEST_FILES = ['**/*.spec.ts', 'test/**/*.ts'];
 const CORE_FILES = ['libs/core/src/**/*.ts'];
