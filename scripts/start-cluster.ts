@@ -2,15 +2,20 @@
  * `npm start`: runs the whole cluster locally with the example agents. Uses the NATS server at
  * $NATS_URL (default nats://127.0.0.1:4222) when one answers with JetStream, otherwise starts a
  * private nats-server with JetStream in .data/nats. Then starts ingress, activator, effector and
- * memory-store as child processes (ops listeners on 9464..9467, or from $AGENTS_OPS_PORT upwards)
- * and stops everything on Ctrl-C.
+ * memory-store as child processes (ops listeners on 9464..9467, or from $AGENTS_OPS_PORT upwards),
+ * and the operations console on http://127.0.0.1:8090 (ops on 9468) with a fresh operator API key
+ * printed once (its digest goes into .data/console.yaml, never the key), and stops everything on
+ * Ctrl-C.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { hashApiKey } from '#auth';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -72,7 +77,7 @@ function prefixLines(name: string, text: string): string {
 
 /** Each service's ops listener (/metrics, /healthz, /readyz): distinct ports, since all four share this machine. */
 const OPS_BASE_PORT = Number(process.env.AGENTS_OPS_PORT ?? 9464);
-const SERVICES = ['activator', 'ingress', 'effector', 'memory-store'] as const;
+const SERVICES = ['activator', 'ingress', 'effector', 'memory-store', 'console'] as const;
 /** 0 keeps 0 for every service (each picks a free port: see its log), never 1, 2, 3. */
 const opsPort = (name: (typeof SERVICES)[number]): number => (OPS_BASE_PORT === 0 ? 0 : OPS_BASE_PORT + SERVICES.indexOf(name));
 
@@ -90,6 +95,19 @@ function startService(name: string, env: NodeJS.ProcessEnv): Promise<void> {
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${name} exited with code ${String(code)} during start-up`)));
   });
+}
+
+/**
+ * The console's config: the cluster's file plus one operator API key (its digest only) for this
+ * run, written to .data/console.yaml; the key itself is printed once and stored nowhere.
+ */
+function consoleConfig(configFile: string, key: string): string {
+  const base = (parseYaml(readFileSync(configFile, 'utf8')) ?? {}) as { auth?: { apiKeys?: unknown[] } };
+  const apiKeys = [...(base.auth?.apiKeys ?? []), { id: 'local-operator', hash: hashApiKey(key), roles: ['operator'] }];
+  const file = join(root, '.data', 'console.yaml');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, stringifyYaml({ ...base, auth: { ...base.auth, apiKeys } }), { mode: 0o600 });
+  return file;
 }
 
 async function shutdown(signal: NodeJS.Signals, exitCode = 0): Promise<void> {
@@ -124,13 +142,22 @@ async function main(): Promise<void> {
   const env = { ...process.env, NATS_URL: natsUrl, AGENTS_CONFIG: configFile };
   process.once('SIGINT', (s) => void shutdown(s));
   process.once('SIGTERM', (s) => void shutdown(s));
-  await Promise.all(SERVICES.map((name) => startService(name, { ...env, AGENTS_OPS_PORT: String(opsPort(name)) })));
+  const runtime = SERVICES.filter((name) => name !== 'console');
+  await Promise.all(runtime.map((name) => startService(name, { ...env, AGENTS_OPS_PORT: String(opsPort(name)) })));
+  const consoleKey = randomBytes(24).toString('base64url');
+  await startService('console', {
+    ...env,
+    AGENTS_CONFIG: consoleConfig(configFile, consoleKey),
+    AGENTS_OPS_PORT: String(opsPort('console')),
+    AGENTS_CONSOLE_METRICS: runtime.filter((name) => opsPort(name) !== 0).map((name) => `http://127.0.0.1:${opsPort(name)}/metrics`).join(','),
+  });
   console.log(
     [
       '',
       '[cluster] ready. In another terminal:',
       `  npm run publish-event -- hello user-1 '{"name":"Ada"}' --wait`,
       `  curl -X POST http://127.0.0.1:8080/v1/agents/hello/events/user-1 -d '{"name":"Ada"}'`,
+      `[cluster] console: http://127.0.0.1:${process.env.AGENTS_CONSOLE_PORT ?? '8090'}/  sign in with the operator API key ${consoleKey} (valid until Ctrl-C)`,
       '[cluster] ops listeners (/metrics /healthz /readyz):',
       ...SERVICES.map((name) => `  ${name.padEnd(12)} ${opsPort(name) === 0 ? '(a free port: see its "ops listening on" line)' : `http://127.0.0.1:${opsPort(name)}/metrics`}`),
       '[cluster] traces go to $OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; a local Jaeger all-in-one listens there).',

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 
-/** The runtime's services. */
-export type ServiceName = 'ingress' | 'activator' | 'effector' | 'memory-store';
+/** The runtime's services (and the operations console). */
+export type ServiceName = 'ingress' | 'activator' | 'effector' | 'memory-store' | 'console';
 
 /** The log line each service prints once it is serving. */
 const READY: Record<ServiceName, RegExp> = {
@@ -21,6 +21,7 @@ const READY: Record<ServiceName, RegExp> = {
   activator: /owns \d+ partitions/,
   effector: /effector (connected|consuming)/,
   'memory-store': /memory-store (connected|serving)/,
+  console: /console listening on (\S+)/,
 };
 
 /** A running service process. */
