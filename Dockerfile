@@ -1,5 +1,5 @@
 # The production image of nats-agents: one image runs every service. The command picks it:
-#   node dist/apps/{ingress,activator,effector,memory-store}/src/main.js
+#   node dist/apps/{ingress,activator,effector,memory-store,console}/src/main.js
 #   node bin/nats-agents.mjs provision
 # (the Helm chart in helm/nats-agents does exactly this). Build: docker build -t nats-agents .
 

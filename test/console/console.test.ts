@@ -7,7 +7,7 @@
 // Every view is saved as a screenshot under test-results/console/ (docs/console.md shows them).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,6 +87,23 @@ describe('the operations console in a browser', () => {
     await page.getByRole('link', { name, exact: true }).click();
     await page.getByRole('heading', { level: 1, name }).waitFor();
   }
+
+  it("names in the chart's Grafana dashboard only metrics the services export on /metrics", async () => {
+    const exported = new Set<string>();
+    for (const service of cluster.services.values()) {
+      const text = await (await fetch(`${await opsUrl(service)}/metrics`)).text();
+      for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+        exported.add(name!);
+        if (type === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) exported.add(`${name!}${suffix}`);
+      }
+    }
+    const dashboard = JSON.parse(readFileSync(join(REPO_ROOT, 'helm', 'nats-agents', 'files', 'grafana-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    // metric names, not the label names of `by (...)` groupings or `{...}` selectors
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr.replace(/\bby \([^)]*\)/g, '').replace(/\{[^}]*\}/g, '')));
+    const named = new Set(exprs.flatMap((expr) => [...expr.matchAll(/\b((?:agents|gen_ai)_[a-z_]+)\b/g)].map((m) => m[1]!)));
+    expect(named.size).toBeGreaterThan(10);
+    expect([...named].filter((name) => !exported.has(name))).toEqual([]);
+  });
 
   it('denies the API by default: no credential is a 401, a viewer deciding is a 403, and the page sends no secret', async () => {
     expect((await fetch(`${base}/api/approvals`)).status).toBe(401);

@@ -153,6 +153,7 @@ describe('helm/nats-agents', () => {
         'jaeger-quickstart-values.yaml',
         'agents-from-volume-values.yaml',
         'agents-from-configmap-values.yaml',
+        'console-values.yaml',
       ]),
     );
   });
@@ -243,7 +244,8 @@ describe('helm/nats-agents', () => {
     it("writes a config file per service that the runtime's loader accepts and that names only mounted secret files", () => {
       const r = render(file);
       const configured = r.workloads.filter((w) => envValue(mainContainer(w), 'AGENTS_CONFIG') !== undefined);
-      expect(configured.map(componentOf).sort()).toEqual([...RUNTIME_SERVICES, ...(ofKind(r.objects, 'Job').length > 0 ? ['provision'] : [])].sort());
+      const optional = [...(ofKind(r.objects, 'Job').length > 0 ? ['provision'] : []), ...(r.deployments.some((d) => componentOf(d) === 'console') ? ['console'] : [])];
+      expect(configured.map(componentOf).sort()).toEqual([...RUNTIME_SERVICES, ...optional].sort());
       const prefixes = new Set<string>();
       for (const workload of configured) {
         const config = loadWorkloadConfig(r, workload);
@@ -323,7 +325,8 @@ describe('helm/nats-agents', () => {
       }
       for (const monitor of ofKind<K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; path: string }[] } }>(r.objects, 'ServiceMonitor')) {
         const scraped = services.filter((s) => selects(monitor.spec.selector.matchLabels, s.metadata.labels));
-        expect(scraped.map((s) => s.metadata.labels?.['app.kubernetes.io/component']).sort()).toEqual([...RUNTIME_SERVICES].sort());
+        const consoleOn = r.deployments.some((d) => componentOf(d) === 'console');
+        expect(scraped.map((s) => s.metadata.labels?.['app.kubernetes.io/component']).sort()).toEqual([...RUNTIME_SERVICES, ...(consoleOn ? ['console'] : [])].sort());
         for (const endpoint of monitor.spec.endpoints) {
           expect(endpoint.path).toBe('/metrics');
           for (const service of scraped) expect(service.spec.ports.map((p) => p.name)).toContain(endpoint.port);
@@ -456,6 +459,93 @@ describe('helm/nats-agents', () => {
     }
     expect(differing).toEqual([]);
     expect(Object.keys(exposed).length).toBeGreaterThan(5);
+  });
+
+  describe('the console, the self-test, KEDA, alerts and the dashboard (ci/console-values.yaml)', () => {
+    const file = 'console-values.yaml';
+
+    it('runs the console from the one image with its own config, NATS user and API keys Secret, behind a Service and an Ingress', () => {
+      const r = render(file);
+      const deployment = r.deployments.find((d) => componentOf(d) === 'console')!;
+      const container = mainContainer(deployment) as Container & { command: string[]; image: string };
+      expect(container.command).toEqual(['node', 'dist/apps/console/src/main.js']);
+      expect(container.image).toBe((mainContainer(runtimeDeployments(r)[0]!) as Container & { image: string }).image);
+      const config = loadWorkloadConfig(r, deployment);
+      expect(config.console.httpHost).toBe('0.0.0.0');
+      expect(config.console.metricsTargets).toHaveLength(RUNTIME_SERVICES.length);
+      expect(config.auth.apiKeysFile).toBeDefined();
+      expect(isMountedSecretFile(deployment.spec.template.spec, container, config.auth.apiKeysFile!)).toBe(true);
+      expect(isMountedSecretFile(deployment.spec.template.spec, container, config.nats.nkeySeedFile!)).toBe(true);
+      const pod = deployment.spec.template.spec;
+      const seed = pod.volumes?.find((v) => v.name === 'nats-auth');
+      expect(seed?.secret?.secretName).toBe('nats-agents-console-nkey');
+      const ingress = ofKind<K8sObject & { spec: { rules: { http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] } }[] } }>(r.objects, 'Ingress').find(
+        (i) => i.metadata.labels?.['app.kubernetes.io/component'] === 'console',
+      )!;
+      expect(ingress.spec.rules[0]!.http.paths[0]!.backend.service).toEqual({ name: deployment.metadata.name, port: { name: 'http' } });
+      const policy = named<K8sObject & { spec: { ingress: { ports: { port: string }[] }[] } }>(r.objects, 'NetworkPolicy', deployment.metadata.name);
+      expect(policy.spec.ingress.flatMap((rule) => rule.ports.map((p) => p.port)).sort()).toEqual(['http', 'ops']);
+    });
+
+    it('refuses a console Ingress without sign-in configured', () => {
+      const values = join(scratch, 'console-open.yaml');
+      writeFileSync(values, stringifyYaml({ console: { enabled: true, kubernetesIngress: { enabled: true } } }));
+      const result = helm.template(values);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toMatch(/console.kubernetesIngress needs sign-in configured/);
+    });
+
+    it('has a helm test hook pod that publishes to the example agent and waits for its output', () => {
+      const r = render(file);
+      const pod = ofKind<K8sObject & { spec: { restartPolicy: string; containers: (Container & { command: string[] })[] } }>(r.objects, 'Pod').find(
+        (p) => p.metadata.annotations?.['helm.sh/hook'] === 'test',
+      )!;
+      expect(pod.spec.restartPolicy).toBe('Never');
+      const command = pod.spec.containers[0]!.command;
+      expect(command.slice(0, 4)).toEqual(['node', 'bin/nats-agents.mjs', 'publish', 'hello']);
+      expect(command).toContain('--wait');
+      const config = ofKind<K8sObject & { data: Record<string, string> }>(r.objects, 'ConfigMap').find((c) => c.metadata.annotations?.['helm.sh/hook'] === 'test')!;
+      expect(config.data['self-test.yaml']).toContain('url: nats://nats.nats.svc:4222');
+    });
+
+    it('scales activators and effectors with KEDA on their consumer lag, and refuses KEDA beside the HPA', () => {
+      const r = render(file);
+      const scaled = ofKind<K8sObject & { spec: { scaleTargetRef: { name: string }; triggers: { type: string; metadata: { query: string } }[] } }>(r.objects, 'ScaledObject');
+      expect(scaled.map((s) => componentOf(named<Workload>(r.objects, 'Deployment', s.spec.scaleTargetRef.name))).sort()).toEqual(['activator', 'effector']);
+      expect(scaled.map((s) => s.spec.triggers[0]!.metadata.query).sort()).toEqual([
+        'sum(agents_consumer_pending_messages{stream="AGENTS_INBOX"})',
+        'sum(agents_consumer_pending_messages{stream="AGENTS_INTENTS"})',
+      ]);
+      expect(ofKind(r.objects, 'HorizontalPodAutoscaler')).toHaveLength(0);
+      const both = join(scratch, 'keda-and-hpa.yaml');
+      writeFileSync(both, stringifyYaml({ keda: { enabled: true }, activator: { autoscaling: { enabled: true } } }));
+      expect(helm.template(both).stderr).toMatch(/KEDA owns its HorizontalPodAutoscaler/);
+    });
+
+    it('turns the suggested alerts of docs/operations.md into the PrometheusRule, one for one', () => {
+      const doc = readFileSync(join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
+      const block = /### Suggested alerts\s+```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+      const documented = parseYaml(block ?? '') as { alert: string; expr: string; for?: string }[];
+      expect(documented.length).toBeGreaterThan(5);
+      const rule = ofKind<K8sObject & { spec: { groups: { rules: { alert: string; expr: string; for?: string }[] }[] } }>(render(file).objects, 'PrometheusRule')[0]!;
+      expect(rule.spec.groups[0]!.rules.map((r) => ({ alert: r.alert, expr: r.expr, ...(r.for ? { for: r.for } : {}) }))).toEqual(
+        documented.map((a) => ({ alert: a.alert, expr: a.expr, ...(a.for ? { for: a.for } : {}) })),
+      );
+    });
+
+    it('ships the Grafana dashboard as a sidecar ConfigMap of valid JSON with queries on every panel', () => {
+      const map = ofKind<K8sObject & { data: Record<string, string> }>(render(file).objects, 'ConfigMap').find((c) => c.metadata.labels?.grafana_dashboard === '1')!;
+      const dashboard = JSON.parse(map.data['nats-agents.json']!) as { panels: { title: string; targets: { expr: string }[] }[] };
+      expect(dashboard.panels.length).toBeGreaterThan(5);
+      for (const panel of dashboard.panels) expect(panel.targets.length, panel.title).toBeGreaterThan(0);
+    });
+  });
+
+  it('has the metadata a chart repository lists: home, sources and maintainers', () => {
+    const chart = parseYaml(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { home?: string; sources?: string[]; maintainers?: { name: string }[] };
+    expect(chart.home).toMatch(/^https:\/\//);
+    expect(chart.sources?.length).toBeGreaterThan(0);
+    expect(chart.maintainers?.[0]?.name).toBeTruthy();
   });
 
   it('keeps docs/helm-values.md generated from the current schema and defaults', () => {

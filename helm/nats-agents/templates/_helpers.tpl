@@ -499,3 +499,10 @@ service, else replicas. (dict "root" $ "key" "activator")
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The ops Services' /metrics URLs the console's agents view reads (every runtime service). */}}
+{{- define "nats-agents.consoleMetricsTargets" -}}
+{{- range $c := include "nats-agents.components" . | fromYamlArray }}
+- {{ printf "http://%s-ops.%s.svc:%v/metrics" (include "nats-agents.componentFullname" (dict "root" $ "name" $c.name)) $.Release.Namespace $.Values.ops.port }}
+{{- end }}
+{{- end -}}
