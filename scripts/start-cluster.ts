@@ -75,6 +75,25 @@ function prefixLines(name: string, text: string): string {
     .join('');
 }
 
+/**
+ * The local API key for ingress's HTTP API (every route needs a credential): generated once into
+ * `.data/dev-api-key` (mode 0600) and configured by its digest in `.data/dev-api-keys.json` with
+ * every scope. `$AGENTS_API_KEYS_FILE` set by the caller wins (then the caller holds the keys).
+ */
+function devApiKey(): { readonly key: string | undefined; readonly keysFile: string } {
+  if (process.env.AGENTS_API_KEYS_FILE !== undefined && process.env.AGENTS_API_KEYS_FILE !== '') {
+    return { key: undefined, keysFile: process.env.AGENTS_API_KEYS_FILE };
+  }
+  const dataDir = join(root, '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const keyFile = join(dataDir, 'dev-api-key');
+  if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  const key = readFileSync(keyFile, 'utf8').trim();
+  const keysFile = join(dataDir, 'dev-api-keys.json');
+  writeFileSync(keysFile, JSON.stringify([{ id: 'dev', hash: hashApiKey(key), scopes: ['*'] }], null, 2) + '\n');
+  return { key, keysFile };
+}
+
 /** Each service's ops listener (/metrics, /healthz, /readyz): distinct ports, since all four share this machine. */
 const OPS_BASE_PORT = Number(process.env.AGENTS_OPS_PORT ?? 9464);
 const SERVICES = ['activator', 'ingress', 'effector', 'memory-store', 'console'] as const;
@@ -139,7 +158,8 @@ async function main(): Promise<void> {
 
   const configFile = process.env.AGENTS_CONFIG ?? join(root, 'deploy', 'local.yaml');
   if (!existsSync(configFile)) throw new Error(`config file ${configFile} does not exist`);
-  const env = { ...process.env, NATS_URL: natsUrl, AGENTS_CONFIG: configFile };
+  const dev = devApiKey();
+  const env = { ...process.env, NATS_URL: natsUrl, AGENTS_CONFIG: configFile, AGENTS_API_KEYS_FILE: dev.keysFile };
   process.once('SIGINT', (s) => void shutdown(s));
   process.once('SIGTERM', (s) => void shutdown(s));
   const runtime = SERVICES.filter((name) => name !== 'console');
@@ -156,7 +176,10 @@ async function main(): Promise<void> {
       '',
       '[cluster] ready. In another terminal:',
       `  npm run publish-event -- hello user-1 '{"name":"Ada"}' --wait`,
-      `  curl -X POST http://127.0.0.1:8080/v1/agents/hello/events/user-1 -d '{"name":"Ada"}'`,
+      `  curl -X POST http://127.0.0.1:8080/v1/agents/hello/events/user-1 -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"name":"Ada"}'`,
+      dev.key === undefined
+        ? `[cluster] the HTTP API accepts the keys in ${dev.keysFile}.`
+        : `[cluster] the HTTP API's local key (every scope) is in .data/dev-api-key: ${dev.key}`,
       `[cluster] console: http://127.0.0.1:${process.env.AGENTS_CONSOLE_PORT ?? '8090'}/  sign in with the operator API key ${consoleKey} (valid until Ctrl-C)`,
       '[cluster] ops listeners (/metrics /healthz /readyz):',
       ...SERVICES.map((name) => `  ${name.padEnd(12)} ${opsPort(name) === 0 ? '(a free port: see its "ops listening on" line)' : `http://127.0.0.1:${opsPort(name)}/metrics`}`),

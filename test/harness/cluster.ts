@@ -5,6 +5,7 @@
 import { AgentsClient } from '#client';
 import { startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats-server.js';
 import { startService, type ServiceHandle, type ServiceName } from './service-process.js';
+import { TEST_API_KEY, writeApiKeysFile } from './http-credentials.js';
 
 /** What the cluster runs. */
 export interface ClusterOptions {
@@ -45,6 +46,8 @@ export async function startCluster(options: ClusterOptions): Promise<TestCluster
     AGENTS_PARTITIONS: String(partitions),
     AGENTS_MODULES: options.agentModules.join(','),
     AGENTS_HTTP_PORT: '0',
+    // Ingress's HTTP API refuses every request without a credential: accept the test key.
+    AGENTS_API_KEYS_FILE: writeApiKeysFile([{ id: 'test', key: TEST_API_KEY }]),
     ...(options.env ?? {}),
   };
   if (options.modelScript !== undefined) env.AGENTS_MODEL_SCRIPT = options.modelScript;

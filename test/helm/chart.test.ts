@@ -109,6 +109,9 @@ function referencedFiles(config: RuntimeConfig): [string, string][] {
     ['model.apiKeyFile', config.model.provider === 'openai-compatible' ? config.model.apiKeyFile : undefined],
     ['signing.keyFile', config.signing.keyFile],
     ['signing.keyringFile', config.signing.keyringFile],
+    ['auth.apiKeysFile', config.auth.apiKeysFile],
+    ['auth.jwt.secretFile', config.auth.jwt?.secretFile],
+    ['auth.jwt.publicKeyFile', config.auth.jwt?.publicKeyFile],
   ];
   return files.filter((entry): entry is [string, string] => entry[1] !== undefined);
 }
@@ -368,6 +371,25 @@ describe('helm/nats-agents', () => {
     expect(ofKind(render('default-values.yaml').objects, 'NetworkPolicy')).toEqual([]);
   });
 
+  it('publishes /v1 through the public Ingress only to callers with a credential: API keys from a Secret, JWTs from the IdP', () => {
+    const r = render('production-values.yaml');
+    const ingress = runtimeDeployments(r).find((d) => componentOf(d) === 'ingress')!;
+    expect(ofKind(r.objects, 'Ingress')).toHaveLength(1);
+    const config = loadWorkloadConfig(r, ingress);
+    expect(config.auth.apiKeysFile).toBe('/var/run/secrets/nats-agents/api-keys/api-keys.yaml');
+    expect(config.auth.jwt).toMatchObject({ issuer: 'https://idp.example.com/', audience: 'nats-agents', jwksUrl: 'https://idp.example.com/.well-known/jwks.json' });
+    expect(config.ingress.routes).toEqual({ results: { enabled: false }, approvals: { enabled: true } });
+    // Only ingress holds HTTP credentials.
+    for (const other of runtimeDeployments(r).filter((d) => componentOf(d) !== 'ingress')) {
+      expect(loadWorkloadConfig(r, other).auth, componentOf(other)).toEqual({ apiKeys: [] });
+    }
+    // The chart's defaults publish nothing and take no results or approvals over HTTP.
+    const defaults = render('default-values.yaml');
+    expect(ofKind(defaults.objects, 'Ingress')).toEqual([]);
+    const plain = loadWorkloadConfig(defaults, runtimeDeployments(defaults).find((d) => componentOf(d) === 'ingress')!);
+    expect(plain.ingress.routes).toEqual({ results: { enabled: false }, approvals: { enabled: false } });
+  });
+
   it('gives each service only the secrets it uses, by reference', () => {
     const r = render('production-values.yaml');
     const secretsOf = (component: string): { files: string[]; env: string[] } => {
@@ -378,7 +400,7 @@ describe('helm/nats-agents', () => {
         env: (mainContainer(deployment).env ?? []).filter((e) => e.valueFrom?.secretKeyRef !== undefined).map((e) => `${e.name}:${e.valueFrom!.secretKeyRef!.name}`).sort(),
       };
     };
-    expect(secretsOf('ingress')).toEqual({ files: ['nats-auth:nats-agents-ingress-creds', 'nats-tls:nats-agents-client-tls'], env: [] });
+    expect(secretsOf('ingress')).toEqual({ files: ['api-keys:ingress-api-keys', 'nats-auth:nats-agents-ingress-creds', 'nats-tls:nats-agents-client-tls'], env: [] });
     expect(secretsOf('activator')).toEqual({
       files: ['model-api-key:model-provider', 'nats-auth:nats-agents-activator-creds', 'nats-tls:nats-agents-client-tls', 'signing-key:intent-signing'],
       env: [],

@@ -23,6 +23,19 @@ export interface InvalidValuesCase {
 export const INVALID_VALUES: readonly InvalidValuesCase[] = [
   { name: 'negative replicas', stage: 'schema', values: { activator: { replicas: -1 } }, error: /at '\/activator\/replicas': minimum: got -1, want 1/ },
   {
+    name: 'a public Ingress to an HTTP API without credentials',
+    stage: 'render',
+    values: { ingress: { kubernetesIngress: { enabled: true } } },
+    error: /no credential is configured: set secrets.apiKeys/,
+  },
+  { name: 'an API key in plain text', stage: 'schema', values: { config: { auth: { apiKeys: [{ id: 'a', hash: 'my-secret-key' }] } } }, error: /auth\/apiKeys\/0\/hash/ },
+  {
+    name: 'a JWT public key without its algorithm',
+    stage: 'render',
+    values: { secrets: { jwtPublicKey: { secretName: 'idp', key: 'pem' } }, config: { auth: { jwt: { issuer: 'https://idp.example.com/', audience: 'a' } } } },
+    error: /secrets.jwtPublicKey needs config.auth.jwt.algorithm/,
+  },
+  {
     name: 'a plain model API key',
     stage: 'schema',
     values: { config: { model: { provider: 'openai-compatible', openaiCompatible: { baseUrl: 'https://api.example.com/v1', apiKey: 'sk-live-0123456789' } } } },

@@ -3,7 +3,7 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeErrorRecord, ErrorReason } from '#core';
-import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { bearer, collect, startCluster, type TestCluster } from '../harness/index.js';
 
 const text = new TextDecoder();
 
@@ -67,13 +67,16 @@ describe('bad input at ingress', () => {
 
   it('answers HTTP clients with the reason and a 4xx instead of storing bad input', async () => {
     const base = cluster.httpBase();
-    const unknown = await fetch(`${base}/v1/agents/nobody/events/k`, { method: 'POST', body: '{}' });
+    const headers = bearer(undefined, { 'content-type': 'application/json' });
+    const unknown = await fetch(`${base}/v1/agents/nobody/events/k`, { method: 'POST', headers, body: '{}' });
     expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(((await unknown.json()) as { reason: string }).reason).toBe('unknown_agent');
-    const malformed = await fetch(`${base}/v1/agents/counter/events/k`, { method: 'POST', body: 'nope' });
+    const malformed = await fetch(`${base}/v1/agents/counter/events/k`, { method: 'POST', headers, body: 'nope' });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { reason: string }).reason).toBe('malformed_input');
-    const large = await fetch(`${base}/v1/agents/counter/events/k`, { method: 'POST', body: new Uint8Array(300 * 1024) });
+    const large = await fetch(`${base}/v1/agents/counter/events/k`, { method: 'POST', headers, body: new Uint8Array(300 * 1024) });
     expect(large.status).toBe(413);
+    expect(((await large.json()) as { reason: string }).reason).toBe('payload_too_large');
   });
 });

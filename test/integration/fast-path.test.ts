@@ -4,7 +4,7 @@ import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeActorDocument } from '#core';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { bearer, collect, startCluster, type TestCluster } from '../harness/index.js';
 
 const text = new TextDecoder();
 
@@ -75,7 +75,7 @@ describe('the fast path', () => {
 
   it('accepts events over HTTP and routes them through the same ordered path', async () => {
     const outputs = await collect(cluster.client.nc, 'agents.output.ring.http-key');
-    const response = await fetch(`${cluster.httpBase()}/v1/agents/ring/events/http-key`, { method: 'POST', body: 'hello' });
+    const response = await fetch(`${cluster.httpBase()}/v1/agents/ring/events/http-key`, { method: 'POST', headers: bearer(undefined, { 'content-type': 'application/octet-stream' }), body: 'hello' });
     expect(response.status).toBe(202);
     const body = (await response.json()) as { stream: string; seq: number };
     expect(body.stream).toBe('AGENTS_INGEST');

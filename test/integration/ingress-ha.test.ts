@@ -5,7 +5,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { readStream, startCluster, startService, type ServiceHandle, type TestCluster } from '../harness/index.js';
+import { bearer, readStream, startCluster, startService, type ServiceHandle, type TestCluster } from '../harness/index.js';
 
 const LEASE_TTL_MS = 3_000;
 const KEYS = 250;
@@ -75,7 +75,7 @@ describe('ingress: one active replica, hot standbys', () => {
     const standbys = replicas.filter((r) => !isActive(r));
     for (const standby of standbys) await standby.waitForLine(/ingress standing by: ingress lease held by /, 5_000);
 
-    const response = await fetch(`${httpBase(standbys[0]!)}/v1/agents/counter/events/via-standby`, { method: 'POST', body: JSON.stringify({ n: 0 }) });
+    const response = await fetch(`${httpBase(standbys[0]!)}/v1/agents/counter/events/via-standby`, { method: 'POST', headers: bearer(undefined, { 'content-type': 'application/json' }), body: JSON.stringify({ n: 0 }) });
     expect(response.status).toBe(202);
     await until(async () => (await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.via-standby')).length === 1, 10_000, 'the output of the event posted to a standby');
     const [output] = await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.via-standby');
@@ -139,7 +139,7 @@ describe('ingress: one active replica, hot standbys', () => {
     await standby.waitForLine(consuming, LEASE_TTL_MS);
     expect(Date.now() - stoppedAt).toBeLessThan(LEASE_TTL_MS / 2);
 
-    const response = await fetch(`${httpBase(standby)}/v1/agents/counter/events/after-handover`, { method: 'POST', body: JSON.stringify({ n: 0 }) });
+    const response = await fetch(`${httpBase(standby)}/v1/agents/counter/events/after-handover`, { method: 'POST', headers: bearer(undefined, { 'content-type': 'application/json' }), body: JSON.stringify({ n: 0 }) });
     expect(response.status).toBe(202);
     await until(async () => (await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.after-handover')).length === 1, 10_000, 'the output after the handover');
   });

@@ -21,7 +21,7 @@ import { AgentsClient, type ErasureReport } from '#client';
 import { decodeMemoryBlob, decodeToolIntent } from '#core';
 import { NatsLongTermStore } from '#longterm';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { collect, REPO_ROOT, startNatsServer, startService, type NatsServerHandle, type ServiceHandle, type ServiceName } from '../harness/index.js';
+import { bearer, collect, REPO_ROOT, startNatsServer, startService, TEST_API_KEY, writeApiKeysFile, type NatsServerHandle, type ServiceHandle, type ServiceName } from '../harness/index.js';
 
 const run = promisify(execFile);
 const text = new TextDecoder();
@@ -111,6 +111,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
       AGENTS_TOOL_MODULES: 'dist/examples/refund/refund.tool.js',
       AGENTS_HTTP_PORT: '0',
       AGENTS_OPS_PORT: '0',
+      AGENTS_API_KEYS_FILE: writeApiKeysFile([{ id: 'test', key: TEST_API_KEY, scopes: ['events:publish:hello'] }]),
     };
     // As the chart runs them: only the memory-store opens the long-term store; the activator is told the tier is on.
     const own: Partial<Record<ServiceName, Record<string, string>>> = {
@@ -141,7 +142,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
   it('answers a hello event posted to ingress over HTTP', async () => {
     const out = await outputs('hello', 'ada');
     const [, base] = await services.get('ingress')!.waitForLine(/HTTP listening on (\S+)/);
-    const response = await fetch(`${base}/v1/agents/hello/events/ada`, { method: 'POST', body: '{"name":"Ada"}' });
+    const response = await fetch(`${base}/v1/agents/hello/events/ada`, { method: 'POST', headers: bearer(undefined, { 'content-type': 'application/json' }), body: '{"name":"Ada"}' });
     expect(response.status).toBeLessThan(300);
     const [answer] = await out.waitForCount(1, 30_000);
     expect(JSON.parse(text.decode(answer!.data))).toMatchObject({ greeting: 'Hello, Ada! Nice to see you.', visits: 1 });

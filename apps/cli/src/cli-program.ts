@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { AgentsClient, ErasureFailed, redrive } from '#client';
+import { AgentsClient, AgentsHttpClient, ErasureFailed, HttpRefused, redrive } from '#client';
 import { loadAgentModules, loadConfig, type RuntimeConfig } from '#config';
 import { decodeActorDocument, decodeErrorRecord, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot, entityKeyHex, replaySnapshot, type ModelProvider } from '#core';
 import { FakeLlm, type FakeLlmRule } from '#providers';
@@ -70,6 +70,33 @@ function userOption(flags: string, description: string, env: CliEnv): Option {
   return new Option(flags, description).default(env.USER ?? 'cli', '$USER, else "cli"');
 }
 
+/** `--http`: post through ingress's HTTP API (default `$AGENTS_HTTP_URL`) instead of NATS. */
+function httpOption(env: CliEnv): Option {
+  const option = new Option('--http <url>', "post through ingress's HTTP API at this base URL instead of NATS; default $AGENTS_HTTP_URL");
+  return env.AGENTS_HTTP_URL !== undefined && env.AGENTS_HTTP_URL !== '' ? option.default(env.AGENTS_HTTP_URL, '$AGENTS_HTTP_URL') : option;
+}
+
+/** `--api-key`: the HTTP credential (default `$AGENTS_API_KEY`; prefer the variable: arguments show in `ps`). */
+function apiKeyOption(): Option {
+  return new Option('--api-key <key>', 'with --http: the API key or JWT to present (default $AGENTS_API_KEY; prefer the variable, arguments are visible to other users)');
+}
+
+/** The HTTP client for `--http`, with the credential from `--api-key` or `$AGENTS_API_KEY`. */
+function httpClient(url: string, apiKey: string | undefined, env: CliEnv): AgentsHttpClient {
+  const credential = apiKey ?? env.AGENTS_API_KEY;
+  if (credential === undefined || credential.trim() === '') {
+    throw new InvalidArgumentError(`--http ${url} needs a credential: set $AGENTS_API_KEY (or --api-key) to an API key or JWT`);
+  }
+  return new AgentsHttpClient({ baseUrl: url, credential });
+}
+
+/** Prints an HTTP refusal's problem document and fails the command. */
+function reportRefusal(error: unknown): void {
+  if (!(error instanceof HttpRefused)) throw error;
+  console.error(`refused (${error.status} ${error.problem.reason}${error.problem.authReason !== undefined ? `/${error.problem.authReason}` : ''}): ${error.problem.detail}`);
+  process.exitCode = ExitCode.failed;
+}
+
 /** The client over a connection with the deployment's credentials and TLS (the same as the services'). */
 async function client(c: RuntimeConfig): Promise<AgentsClient> {
   return AgentsClient.fromConnection(await connectNats(c.nats, 'nats-agents-cli'), { prefix: c.prefix, partitions: c.partitions });
@@ -93,7 +120,7 @@ export function buildProgram(env: CliEnv = process.env): Command {
   };
 
   addProvision(program, config);
-  addPublish(program, config);
+  addPublish(program, config, env);
   addDecisions(program, config, env);
   addTail(program, config);
   addLongTermCopy(program);
@@ -168,7 +195,7 @@ function addProvision(program: Command, config: ConfigOf): void {
     });
 }
 
-function addPublish(program: Command, config: ConfigOf): void {
+function addPublish(program: Command, config: ConfigOf, env: CliEnv): void {
   program
     .command('publish')
     .description('publish an event for a key; with --wait, print what the activation produced')
@@ -180,7 +207,24 @@ function addPublish(program: Command, config: ConfigOf): void {
     .option('-w, --wait', 'wait for the output or error record and print it')
     .option('--timeout <ms>', 'how long --wait waits', integer, 30_000)
     .option('--json', 'with --wait: print {"kind":"output",...} or {"kind":"error",...} as one JSON line')
-    .action(async (agent: string, key: string, payload: string, options: { eventTime?: number; msgId?: string; wait?: boolean; timeout: number; json?: boolean }) => {
+    .addOption(httpOption(env))
+    .addOption(apiKeyOption())
+    .action(async (agent: string, key: string, payload: string, options: { eventTime?: number; msgId?: string; wait?: boolean; timeout: number; json?: boolean; http?: string; apiKey?: string }) => {
+      if (options.http !== undefined && !options.wait) {
+        // Over HTTP, the msg id is the Idempotency-Key (stored once per credential inside the duplicate window).
+        const http = httpClient(options.http, options.apiKey, env);
+        try {
+          const accepted = await http.publishEvent(agent, key, payload, {
+            ...(options.eventTime !== undefined ? { eventTimeMs: options.eventTime } : {}),
+            ...(options.msgId !== undefined ? { idempotencyKey: options.msgId } : {}),
+          });
+          console.log(JSON.stringify({ stream: accepted.stream, seq: accepted.seq, duplicate: accepted.duplicate }));
+        } catch (error) {
+          reportRefusal(error);
+        }
+        return;
+      }
+      if (options.http !== undefined) throw new InvalidArgumentError('--wait reads the answer over NATS: leave out --http (or --wait)');
       const c = config();
       const agents = await client(c);
       try {
@@ -220,9 +264,23 @@ function addDecisions(program: Command, config: ConfigOf, env: CliEnv): void {
       .argument('<agent>', 'agent name')
       .argument('<key>', 'entity key (text)')
       .argument('<intentId>', 'the approval intent id (see `tail approval-requests`)')
-      .addOption(userOption('--approver <name>', 'who decides', env))
+      .addOption(userOption('--approver <name>', 'who decides (over --http the credential decides: an approver other than its principal is refused)', env))
       .option('--reason <text>', 'why', '')
-      .action(async (agent: string, key: string, intentId: string, options: { approver: string; reason: string }) => {
+      .addOption(httpOption(env))
+      .addOption(apiKeyOption())
+      .action(async function (this: Command, agent: string, key: string, intentId: string, options: { approver: string; reason: string; http?: string; apiKey?: string }) {
+        if (options.http !== undefined) {
+          const http = httpClient(options.http, options.apiKey, env);
+          try {
+            // The approver is the credential's principal; an explicit --approver is sent for the server to check.
+            const explicit = this.getOptionValueSource('approver') === 'cli';
+            const accepted = await http.decide(agent, key, { intentId, approved: decision === 'approve', reason: options.reason, decidedAtMs: Date.now(), ...(explicit ? { approver: options.approver } : {}) });
+            console.log(JSON.stringify({ decision, intentId, stream: accepted.stream, seq: accepted.seq, duplicate: accepted.duplicate }));
+          } catch (error) {
+            reportRefusal(error);
+          }
+          return;
+        }
         const c = config();
         const agents = await client(c);
         try {

@@ -1,15 +1,25 @@
-import { Body, Controller, Headers, HttpCode, HttpException, Inject, Param, Post } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Post, Req, UseFilters } from '@nestjs/common';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { ErrorReason, HeaderName, type AgentDefinition, type HeaderDoc } from '#core';
+import type { IncomingMessage } from 'node:http';
+import { encodeApproval, encodeToolResult, ErrorReason, HeaderName, type AgentDefinition, type HeaderDoc } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
-import { encodeKeyToken, IngestLane, keyFromText, type Topology } from '#routing';
+import { encodeKeyToken, IngestLane, type Topology } from '#routing';
 import { AgentsAttribute, keyAttribute, contextFromHeaders, withTraceContext } from '#telemetry';
 import { NatsService, TOPOLOGY, toMsgHdrs } from '#transport';
 import { decideIngest } from './ingest-decision.js';
+import { AnswerBodyError, decodeApprovalBody, decodeResultBody } from './answer-bodies.js';
+import { admitRequest, type Admitted, type EdgePolicy } from './http/edge-admission.js';
+import { ProblemCode, ProblemError } from './http/problem.js';
+import { ProblemDetailsFilter } from './http/problem-details.filter.js';
+import { readBody } from './http/request-body.js';
+import { EDGE_POLICY } from './ingress.tokens.js';
 
 const tracer = trace.getTracer('nats-agents/ingress');
 
-/** The HTTP status of each ingress refusal. */
+/** The request as Express hands it over: Node's message plus the URL as received. */
+type Request = IncomingMessage & { readonly originalUrl: string };
+
+/** The HTTP status of each ingest refusal. */
 const statusOf: Partial<Record<ErrorReason, number>> = {
   [ErrorReason.UnknownAgent]: 404,
   [ErrorReason.PayloadTooLarge]: 413,
@@ -26,51 +36,61 @@ export interface AcceptedResponse {
 }
 
 /**
- * HTTP edge for clients without NATS. A POST is validated exactly as the ingest consumer will
- * validate it (a refusal answers 4xx with the reason instead of producing an error record) and
- * then stored in the ingest stream, so HTTP and NATS publishers share one ordered path per key.
- * `Idempotency-Key` becomes the `Nats-Msg-Id`: a retried POST is stored once. Each POST is a
- * `POST <lane>` server span (the child of the caller's `traceparent`, if any), and the stored
- * message carries it, so the ingest consumer's span and everything after it join the caller's trace.
+ * HTTP edge for clients without NATS. Every POST first passes the edge's admission (a credential
+ * with the lane's scope, an enabled route, an agent name, an accepted content type and encoding:
+ * see `http/edge-admission.ts`; refusals are RFC 9457 problem documents), then is validated
+ * exactly as the ingest consumer will validate it (a refusal answers 4xx with the reason instead
+ * of producing an error record) and stored in the ingest stream, so HTTP and NATS publishers share
+ * one ordered path per key.
+ *
+ * Results and approvals are decoded here (JSON or protobuf) and stored as protobuf. An approval's
+ * approver is the credential's principal: a body naming anyone else is refused (403), an empty one
+ * is filled in. `Idempotency-Key` becomes the `Nats-Msg-Id`, scoped to the principal: a retried
+ * POST is stored once, and another caller cannot pre-empt it. Each POST is a `POST <lane>` server
+ * span (the child of the caller's `traceparent`, if any), and the stored message carries it.
  */
 @Controller('v1/agents')
+@UseFilters(ProblemDetailsFilter)
 export class EventsController {
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
     @Inject(AGENT_CATALOG) private readonly agents: Map<string, AgentDefinition>,
     @Inject(TOPOLOGY) private readonly topology: Topology,
     @Inject(NatsService) private readonly nats: NatsService,
+    @Inject(EDGE_POLICY) private readonly policy: EdgePolicy,
   ) {}
 
   @Post(':agent/events/:key')
   @HttpCode(202)
-  event(@Param('agent') agent: string, @Param('key') key: string, @Body() body: unknown, @Headers() headers: Record<string, string | undefined>): Promise<AcceptedResponse> {
-    return this.accept(IngestLane.Events, agent, key, body, headers);
+  event(@Req() request: Request): Promise<AcceptedResponse> {
+    return this.accept(IngestLane.Events, request);
   }
 
   @Post(':agent/results/:key')
   @HttpCode(202)
-  result(@Param('agent') agent: string, @Param('key') key: string, @Body() body: unknown, @Headers() headers: Record<string, string | undefined>): Promise<AcceptedResponse> {
-    return this.accept(IngestLane.Results, agent, key, body, headers);
+  result(@Req() request: Request): Promise<AcceptedResponse> {
+    return this.accept(IngestLane.Results, request);
   }
 
   @Post(':agent/approvals/:key')
   @HttpCode(202)
-  approval(@Param('agent') agent: string, @Param('key') key: string, @Body() body: unknown, @Headers() headers: Record<string, string | undefined>): Promise<AcceptedResponse> {
-    return this.accept(IngestLane.Approvals, agent, key, body, headers);
+  approval(@Req() request: Request): Promise<AcceptedResponse> {
+    return this.accept(IngestLane.Approvals, request);
   }
 
-  private async accept(lane: IngestLane, agent: string, key: string, body: unknown, headers: Record<string, string | undefined>): Promise<AcceptedResponse> {
-    const data = body instanceof Uint8Array ? body : new Uint8Array(0);
-    const entityKey = keyFromText(key);
-    if (entityKey.length === 0) throw new HttpException({ reason: ErrorReason.KeyInvalid, detail: 'the key is empty' }, 400);
+  private async accept(lane: IngestLane, request: Request): Promise<AcceptedResponse> {
+    const [rawAgent = '', rawKey = ''] = rawSegments(request.originalUrl);
+    const admitted = await admitRequest({ lane, rawAgent, rawKey, headers: request.headers }, this.policy);
+    const raw = await readBody(request, admitted.coding, this.config.ingress.maxEventBytes);
+    const { data, contentType } = this.storedBody(lane, raw, admitted);
+    const { agent, entityKey, principal } = admitted;
     const token = encodeKeyToken(entityKey);
-    const subject = this.topology.ingest(lane, /^[a-z][a-z0-9_-]{0,63}$/.test(agent) ? agent : '_', token);
+    const subject = this.topology.ingest(lane, agent, token);
+    const headers = request.headers as Record<string, string | undefined>;
     const carried: HeaderDoc[] = [];
     const eventTime = headers[HeaderName.EventTime.toLowerCase()];
     if (eventTime !== undefined) carried.push({ name: HeaderName.EventTime, value: eventTime });
-    const contentType = headers['content-type'];
-    if (contentType !== undefined && lane !== IngestLane.Events) carried.push({ name: HeaderName.ContentType, value: contentType });
+    if (contentType !== undefined) carried.push({ name: HeaderName.ContentType, value: contentType });
     for (const name of [HeaderName.Traceparent, HeaderName.Tracestate]) {
       const value = headers[name];
       if (value !== undefined) carried.push({ name, value });
@@ -83,18 +103,51 @@ export class EventsController {
       if (decision.kind === 'reject') {
         span.setAttribute(AgentsAttribute.ErrorReason, decision.reason);
         span.setStatus({ code: SpanStatusCode.ERROR, message: decision.reason });
-        throw new HttpException({ reason: decision.reason, detail: decision.detail }, statusOf[decision.reason] ?? 400);
+        throw new ProblemError(ProblemCode.ingest_refused, decision.detail, { status: statusOf[decision.reason] ?? 400, reason: decision.reason });
       }
       const idempotencyKey = headers['idempotency-key'];
       const ack = await this.nats.js.publish(subject, data, {
         headers: toMsgHdrs(withTraceContext(carried, trace.setSpan(parent, span))),
         timeout: this.config.nats.requestTimeoutMs,
-        ...(idempotencyKey !== undefined && idempotencyKey !== '' ? { msgID: `http:${agent}:${token}:${idempotencyKey}` } : {}),
+        ...(idempotencyKey !== undefined && idempotencyKey !== '' ? { msgID: `http:${principal.id}:${lane}:${agent}:${token}:${idempotencyKey}` } : {}),
       });
       span.setAttribute(AgentsAttribute.IngestSeq, ack.seq);
-      return { agent, key, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+      return { agent, key: new TextDecoder().decode(entityKey), stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } finally {
       span.end();
     }
   }
+
+  /**
+   * The bytes to store: an event as posted; a result or approval decoded and re-encoded as
+   * protobuf, the approval with the principal as its approver.
+   */
+  private storedBody(lane: IngestLane, raw: Uint8Array, admitted: Admitted): { readonly data: Uint8Array; readonly contentType?: string } {
+    if (lane === IngestLane.Events) return { data: raw };
+    const contentType = admitted.format === 'json' ? 'application/json' : 'application/x-protobuf';
+    try {
+      if (lane === IngestLane.Results) {
+        return { data: encodeToolResult(decodeResultBody(raw, admitted.entityKey, contentType)), contentType: 'application/x-protobuf' };
+      }
+      const approval = decodeApprovalBody(raw, contentType);
+      if (approval.approver !== '' && approval.approver !== admitted.principal.id) {
+        throw new ProblemError(
+          ProblemCode.approver_mismatch,
+          `the approval names approver ${JSON.stringify(approval.approver)}, but the credential is '${admitted.principal.id}': leave approver out (the credential decides) or send it as yourself`,
+        );
+      }
+      return { data: encodeApproval({ ...approval, approver: admitted.principal.id }), contentType: 'application/x-protobuf' };
+    } catch (error) {
+      if (error instanceof AnswerBodyError) throw new ProblemError(ProblemCode.malformed_body, error.message);
+      throw error;
+    }
+  }
+}
+
+/** The agent and key segments of `/v1/agents/<agent>/<lane>/<key>`, as they stand in the URL. */
+function rawSegments(url: string): [string | undefined, string | undefined] {
+  const path = url.split('?')[0] ?? '';
+  const parts = path.split('/');
+  // ['', 'v1', 'agents', agent, lane, key]
+  return [parts[3], parts[5]];
 }

@@ -14,6 +14,7 @@ import {
   eventRefusal,
   inboxKindOfLane,
   IngestLane,
+  keyFromText,
   keyRefusal,
   payloadRefusal,
   shardKey,
@@ -91,7 +92,8 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
     if (encoding !== undefined && encoding !== 'base64' && encoding !== 'utf-8') {
       return reject(agent.name, EMPTY, ErrorReason.KeyInvalid, `unknown ${HeaderName.KeyEncoding} '${encoding}'`, fallbackTime);
     }
-    entityKey = encoding === 'base64' ? Buffer.from(keyHeader, 'base64') : new TextEncoder().encode(keyHeader);
+    // Text keys take the one canonical form (keyFromText: UTF-8 of NFC), as over HTTP and in the client.
+    entityKey = encoding === 'base64' ? Buffer.from(keyHeader, 'base64') : keyFromText(keyHeader);
     const invalid = keyRefusal(entityKey, limits);
     if (invalid !== undefined) return refuse(agent.name, EMPTY, invalid, fallbackTime);
     if (address.token !== '_' && address.token !== encodeKeyToken(entityKey)) {

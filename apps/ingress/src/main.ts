@@ -21,8 +21,7 @@ async function main(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(IngressModule, { bodyParser: false, bufferLogs: true });
   app.useLogger(app.get(Logger));
   const config = app.get<RuntimeConfig>(RUNTIME_CONFIG);
-  // Bodies are opaque bytes; one byte over the limit lets the size check name the reason.
-  app.useBodyParser('raw', { type: () => true, limit: config.ingress.maxEventBytes + 1 });
+  // No body parser: the HTTP edge reads a body only after the caller's credential passed (http/request-body.ts).
   app.enableShutdownHooks();
   await app.listen(config.ingress.httpPort, config.ingress.httpHost);
   const address = app.getHttpServer().address() as { address: string; port: number } | null;

@@ -149,6 +149,18 @@ ingress, the listener. Each service gets only the secrets it uses.
 {{- $_ := set $ingress "httpHost" "0.0.0.0" -}}
 {{- $_ := set $ingress "httpPort" $v.ingress.httpPort -}}
 {{- $_ := set $cfg "ingress" $ingress -}}
+{{- $auth := deepCopy ($v.config.auth | default dict) -}}
+{{- if $v.secrets.apiKeys.secretName -}}
+{{- $_ := set $auth "apiKeysFile" (printf "%s/api-keys/%s" $dir $v.secrets.apiKeys.key) -}}
+{{- end -}}
+{{- if $auth.jwt -}}
+{{- if $v.secrets.jwtSecret.secretName -}}
+{{- $_ := set $auth.jwt "secretFile" (printf "%s/jwt-secret/%s" $dir $v.secrets.jwtSecret.key) -}}
+{{- else if $v.secrets.jwtPublicKey.secretName -}}
+{{- $_ := set $auth.jwt "publicKeyFile" (printf "%s/jwt-public-key/%s" $dir $v.secrets.jwtPublicKey.key) -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $cfg "auth" $auth -}}
 {{- end -}}
 {{- if eq .name "activator" -}}
 {{- $_ := set $cfg "model" (include "nats-agents.modelConfig" .root | fromYaml) -}}
@@ -262,6 +274,13 @@ Volumes of a runtime pod: its config file, /tmp, and the Secrets it uses as file
 {{- if and (eq .name "effector") $v.secrets.keyring.secretName }}
 {{- include "nats-agents.secretFileVolume" (dict "volume" "keyring" "ref" $v.secrets.keyring) }}
 {{- end }}
+{{- if eq .name "ingress" }}
+{{- range $volume, $ref := dict "api-keys" $v.secrets.apiKeys "jwt-secret" $v.secrets.jwtSecret "jwt-public-key" $v.secrets.jwtPublicKey }}
+{{- if $ref.secretName }}
+{{- include "nats-agents.secretFileVolume" (dict "volume" $volume "ref" $ref) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- if and (include "nats-agents.usesModules" .) $v.agents.volume.enabled }}
 - name: agents
   {{- if $v.agents.volume.configMap }}
@@ -324,6 +343,15 @@ Volumes of a runtime pod: its config file, /tmp, and the Secrets it uses as file
 - name: keyring
   mountPath: {{ $dir }}/keyring
   readOnly: true
+{{- end }}
+{{- if eq .name "ingress" }}
+{{- range $volume, $ref := dict "api-keys" $v.secrets.apiKeys "jwt-secret" $v.secrets.jwtSecret "jwt-public-key" $v.secrets.jwtPublicKey }}
+{{- if $ref.secretName }}
+- name: {{ $volume }}
+  mountPath: {{ $dir }}/{{ $volume }}
+  readOnly: true
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if and (include "nats-agents.usesModules" .) $v.agents.volume.enabled }}
 - name: agents
@@ -468,6 +496,23 @@ service, else replicas. (dict "root" $ "key" "activator")
 {{- end -}}
 {{- if and $v.secrets.modelApiKey.secretName (eq $v.config.model.provider "fake") -}}
 {{- fail "secrets.modelApiKey is set but config.model.provider is fake: set provider openai-compatible (and baseUrl) or drop the key" -}}
+{{- end -}}
+{{- $auth := $v.config.auth | default dict -}}
+{{- $credentials := or $v.secrets.apiKeys.secretName $auth.apiKeys $auth.jwt -}}
+{{- if and $v.ingress.kubernetesIngress.enabled (not $credentials) -}}
+{{- fail "ingress.kubernetesIngress.enabled publishes the HTTP API, but no credential is configured: set secrets.apiKeys (API key digests) or config.auth.jwt, or every request is refused with 401 (docs/auth.md)" -}}
+{{- end -}}
+{{- if and (or $v.secrets.jwtSecret.secretName $v.secrets.jwtPublicKey.secretName) (not $auth.jwt) -}}
+{{- fail "secrets.jwtSecret or secrets.jwtPublicKey is set but config.auth.jwt is not: set its issuer and audience" -}}
+{{- end -}}
+{{- if and $v.secrets.jwtSecret.secretName $v.secrets.jwtPublicKey.secretName -}}
+{{- fail "set one of secrets.jwtSecret and secrets.jwtPublicKey, not both" -}}
+{{- end -}}
+{{- if and $v.secrets.jwtPublicKey.secretName $auth.jwt (not $auth.jwt.algorithm) -}}
+{{- fail "secrets.jwtPublicKey needs config.auth.jwt.algorithm (RS256, ES256, EdDSA, …)" -}}
+{{- end -}}
+{{- if and $auth.jwt (not (or $auth.jwt.jwksUrl $v.secrets.jwtSecret.secretName $v.secrets.jwtPublicKey.secretName)) -}}
+{{- fail "config.auth.jwt needs a key: jwksUrl, secrets.jwtSecret or secrets.jwtPublicKey" -}}
 {{- end -}}
 {{- range $key := list "activator" "effector" -}}
 {{- $a := (get $v $key).autoscaling -}}

@@ -1,5 +1,6 @@
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type PubAck } from '@nats-io/jetstream';
-import { connect, headers as createHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import { connect, credsAuthenticator, headers as createHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import {
   decodeErrorRecord,
   decodeToolIntent,
@@ -29,6 +30,13 @@ export interface ClientOptions {
   readonly partitions?: number;
   /** Connection name shown in server monitoring. */
   readonly name?: string;
+  /**
+   * The NATS credential of this client, when the deployment's server requires one: a `.creds` file
+   * (JWT and nkey seed, `NATS_CREDS` in the CLI), a user and password, or a token. Use a user whose
+   * permissions allow what the client does (publishing on `<prefix>.events.>`, reading outputs):
+   * see the least-privilege users in docs/helm.md.
+   */
+  readonly credentials?: { readonly credsFile: string } | { readonly user: string; readonly pass: string } | { readonly token: string };
 }
 
 /** An entity key as text (UTF-8) or bytes. */
@@ -110,9 +118,15 @@ export class AgentsClient {
 
   /** Connects to a deployment. Close with {@link AgentsClient.close}. */
   static async connect(options: ClientOptions = {}): Promise<AgentsClient> {
+    const credentials = options.credentials;
     const nc = await connect({
       servers: (options.url ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim()),
       name: options.name ?? 'nats-agents-client',
+      ...(credentials === undefined
+        ? {}
+        : 'credsFile' in credentials
+          ? { authenticator: credsAuthenticator(new Uint8Array(readFileSync(credentials.credsFile))) }
+          : credentials),
     });
     return new AgentsClient(nc, createTopology({ prefix: options.prefix ?? 'agents', partitions: options.partitions ?? 16 }));
   }

@@ -1,11 +1,14 @@
 /**
  * @packageDocumentation
- * The public client of a nats-agents deployment: publish events, tool results and approvals;
- * read outputs and error records; erase an entity.
+ * The public client of a nats-agents deployment: publish events, tool results and approvals (over
+ * NATS with `AgentsClient`, or over HTTP with a credential with `AgentsHttpClient`); read outputs
+ * and error records; erase an entity.
  *
  * @module client
  */
 export { AgentsClient, ErasureFailed } from './agents-client.js';
+export { AgentsHttpClient, HttpRefused } from './agents-http-client.js';
+export type { HttpClientOptions, HttpAccepted, HttpPublishOptions, HttpToolResult, HttpDecision, HttpProblem } from './agents-http-client.js';
 export type { ErasureReport } from '#longterm';
 // Hot-key sharding, for publishers addressing a sharded agent directly and readers of its outputs.
 export { shardKey, unshardKey } from '#routing';

@@ -59,6 +59,12 @@ export const ConfigEnv = {
   AGENTS_LONGTERM_URI: ['longterm', 'uri'],
   /** Activators: use the long-term tier through the memory-store (`true`/`false`; default: on when the URI is set). */
   AGENTS_LONGTERM_ENABLED: ['longterm', 'enabled'],
+  /** A YAML or JSON file of API key entries (digests, roles, scopes) the HTTP edges accept; mounted from a Secret. */
+  AGENTS_API_KEYS_FILE: ['auth', 'apiKeysFile'],
+  /** Ingress: accept tool results over HTTP (`true`/`false`; default false). */
+  AGENTS_HTTP_RESULTS_ENABLED: ['ingress', 'routes', 'results', 'enabled'],
+  /** Ingress: accept approval decisions over HTTP (`true`/`false`; default false). */
+  AGENTS_HTTP_APPROVALS_ENABLED: ['ingress', 'routes', 'approvals', 'enabled'],
   /** Address of the ops listener (/metrics, /healthz, /readyz). */
   AGENTS_OPS_HOST: ['ops', 'host'],
   /** Port of the ops listener; 0 picks a free one. */

@@ -86,6 +86,35 @@ export const IngressConfigSchema = z.strictObject({
   maxAckPending: positiveInt.default(1024),
   /** Redelivery deadline of an ingest message that was not forwarded. */
   ackWaitMs: positiveInt.default(30_000),
+  /**
+   * Which HTTP routes answer. Every route needs a credential (the `auth` section) with the route's
+   * scope (docs/auth.md); tool results and approvals over HTTP are off unless turned on here (a
+   * disabled route answers 404).
+   */
+  routes: z
+    .strictObject({
+      /** `POST /v1/agents/:agent/results/:key`: tool results from callers outside NATS (scope `results:submit[:<agent>]`). */
+      results: z
+        .strictObject({
+          /** Accept tool results over HTTP (`AGENTS_HTTP_RESULTS_ENABLED`). */
+          enabled: z.boolean().default(false),
+        })
+        .prefault({}),
+      /** `POST /v1/agents/:agent/approvals/:key`: human decisions; the approver is the credential's principal (scope `approvals:decide[:<agent>]`). */
+      approvals: z
+        .strictObject({
+          /** Accept approval decisions over HTTP (`AGENTS_HTTP_APPROVALS_ENABLED`). */
+          enabled: z.boolean().default(false),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  /**
+   * Browser origins allowed to call the HTTP API (exact `scheme://host[:port]`). A request with an
+   * `Origin` header not listed here is refused with 403 (cross-site request forgery); requests
+   * without `Origin` (servers, curl) are unaffected.
+   */
+  allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be scheme://host[:port]')).default([]),
 });
 
 /**

@@ -147,6 +147,11 @@ describe('keyFromText', () => {
   it('is the UTF-8 encoding of the text', () => {
     expect(Array.from(keyFromText('é€'))).toEqual([0xc3, 0xa9, 0xe2, 0x82, 0xac]);
   });
+
+  it('makes one key of the composed and decomposed spellings of the same text (NFC)', () => {
+    expect(encodeKeyToken(keyFromText('cafe\u0301'))).toBe('caf=C3=A9');
+    expect(encodeKeyToken(keyFromText('café'))).toBe('caf=C3=A9');
+  });
 });
 
 describe('validateEntityKey', () => {

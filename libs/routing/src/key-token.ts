@@ -116,16 +116,20 @@ export function isCanonicalKeyToken(token: string): boolean {
 }
 
 /**
- * The UTF-8 bytes of a textual key — how a string key becomes an entity key. Lone surrogates
- * become U+FFFD (the `TextEncoder` rule), so such a string does not round-trip as text.
+ * The canonical bytes of a textual key — how a string key becomes an entity key: the UTF-8 bytes
+ * of its Unicode NFC form, so `café` typed with a precomposed `é` (U+00E9) and with `e` + U+0301
+ * is one key, whichever route (client, CLI, HTTP path, `Agents-Key` header) it came through.
+ * Lone surrogates become U+FFFD (the `TextEncoder` rule), so such a string does not round-trip as
+ * text. Keys given as bytes (base64) are taken as they are.
  *
  * @example
  * ```ts
  * encodeKeyToken(keyFromText('café')); // 'caf=C3=A9'
+ * encodeKeyToken(keyFromText('cafe\u0301')); // 'caf=C3=A9' too
  * ```
  */
 export function keyFromText(text: string): Uint8Array {
-  return utf8.encode(text);
+  return utf8.encode(text.normalize('NFC'));
 }
 
 /**
