@@ -73,6 +73,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       activationTimeoutMs: this.config.activator.activationTimeoutMs,
       maxDocumentBytes: report.maxDocumentBytes,
       cacheCapacity: this.config.activator.cacheCapacity,
+      cacheMaxBytes: this.config.activator.cacheMaxBytes,
       backoff: { baseMs: 100, maxMs: 30_000 },
       maxActivationAttempts: this.config.activator.maxActivationAttempts,
       observer: new ActivatorObserver(this.metrics, this.provider.name, this.config.prices).exposeHeldKeys(),
@@ -95,6 +96,9 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       tracing: currentTracing()?.enabled === true,
       prices: this.config.prices,
     });
+
+    const cached = this.runtime;
+    this.metrics.actorCacheSource = () => cached.cacheUsage;
 
     const memberId = this.config.activator.instanceId ?? `${hostname()}-${process.pid}`;
     const runtime = this.runtime;

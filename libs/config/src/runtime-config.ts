@@ -54,6 +54,12 @@ export const ActivatorConfigSchema = z.strictObject({
   activationTimeoutMs: positiveInt.default(30_000),
   /** Committed documents kept in memory (idle keys beyond it are re-read from KV). */
   cacheCapacity: z.number().int().min(0).default(20_000),
+  /**
+   * Encoded bytes of the documents kept in memory, at most (least recently used evicted first);
+   * the heap holds a small multiple of it (docs/performance.md measures the activator's RSS per
+   * cached key). Both bounds apply. 0 caches nothing.
+   */
+  cacheMaxBytes: z.number().int().min(0).default(64 * 1024 * 1024),
   /** Unacknowledged inbox messages per partition: the in-flight window across keys. */
   maxAckPending: positiveInt.default(512),
   /** Redelivery deadline of an unacknowledged inbox message; the activator heartbeats long work. */

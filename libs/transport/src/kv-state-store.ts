@@ -24,7 +24,7 @@ export class KvStateStore implements StateStore {
       throw new StateStoreUnavailable(`reading ${stateKey} failed: ${(error as Error).message}`, { cause: error });
     }
     if (entry === null || entry.operation !== 'PUT') return undefined;
-    return { doc: decodeActorDocument(entry.value), revision: entry.revision };
+    return { doc: decodeActorDocument(entry.value), revision: entry.revision, bytes: entry.value.length };
   }
 
   async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {

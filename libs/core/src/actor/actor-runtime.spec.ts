@@ -104,9 +104,9 @@ describe('ActorRuntime.process', () => {
       const h = new ActorHarness({ agents: [ring] });
       for (const event of ['a', 'b', 'c']) await h.send('ring', 'k', event);
       expect(h.store.loads).toBe(1);
-      expect(h.runtime.cachedActors).toBe(1);
+      expect(h.runtime.cacheUsage.entries).toBe(1);
       h.runtime.forget((stateKey) => stateKey.startsWith('ring.'));
-      expect(h.runtime.cachedActors).toBe(0);
+      expect(h.runtime.cacheUsage.entries).toBe(0);
       await h.send('ring', 'k', 'd');
       expect(h.store.loads).toBe(2);
       expect(h.outputs('ring', 'k')).toEqual(['a#0', 'a,b#1', 'a,b,c#2', 'a,b,c,d#3']);

@@ -44,6 +44,8 @@ export interface ActorRuntimeDeps {
   readonly maxDocumentBytes: number;
   /** How many committed documents to keep hot. */
   readonly cacheCapacity: number;
+  /** Encoded bytes of the documents kept hot, at most (absent: bounded by `cacheCapacity` only). */
+  readonly cacheMaxBytes?: number;
   readonly backoff: BackoffPolicy;
   /**
    * Attempts of an element whose activation fails with a retryable error (the agent's
@@ -130,7 +132,7 @@ export class ActorRuntime {
   private readonly memos = new Map<string, AttemptMemo>();
 
   constructor(private readonly deps: ActorRuntimeDeps) {
-    this.cache = new ActorCache(deps.cacheCapacity);
+    this.cache = new ActorCache({ entries: deps.cacheCapacity, bytes: deps.cacheMaxBytes ?? Number.MAX_SAFE_INTEGER });
   }
 
   async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
@@ -246,7 +248,7 @@ export class ActorRuntime {
     if (timersChanged) await this.deps.timerIndex?.beforeCommit(owner, next.timers);
     const revision = await this.deps.store.commit(scope.stateKey, bytes, actor?.revision);
     this.memos.delete(scope.stateKey);
-    const cached: CachedActor = { doc: next, revision, published: false };
+    const cached: CachedActor = { doc: next, revision, bytes: bytes.length, published: false };
     this.cache.set(scope.stateKey, cached);
     this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
     progress.applied ??= report;
@@ -311,9 +313,9 @@ export class ActorRuntime {
     for (const key of [...this.memos.keys()]) if (predicate(key)) this.memos.delete(key);
   }
 
-  /** Documents currently cached (telemetry). */
-  get cachedActors(): number {
-    return this.cache.size;
+  /** Documents currently cached, and their encoded bytes (telemetry). */
+  get cacheUsage(): { readonly entries: number; readonly bytes: number } {
+    return { entries: this.cache.size, bytes: this.cache.bytes };
   }
 
   private async read(stateKey: string): Promise<CachedActor | undefined> {
@@ -322,7 +324,7 @@ export class ActorRuntime {
     const stored = await this.deps.store.load(stateKey);
     if (stored === undefined) return undefined;
     // Whether a loaded document's outbox was published is unknown: the duplicate path decides.
-    const actor: CachedActor = { ...stored, published: false };
+    const actor: CachedActor = { doc: stored.doc, revision: stored.revision, bytes: stored.bytes ?? encodeActorDocument(stored.doc).length, published: false };
     this.cache.set(stateKey, actor);
     return actor;
   }

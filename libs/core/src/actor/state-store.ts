@@ -5,6 +5,8 @@ import type { ActorDocument } from './actor-document.js';
 export interface StoredActor {
   readonly doc: ActorDocument;
   readonly revision: number;
+  /** Size of the stored encoding, when the store knows it (the actor cache weighs entries by it; absent: re-encoded to measure). */
+  readonly bytes?: number;
 }
 
 /**

@@ -57,7 +57,7 @@ export class InMemoryStateStore implements StateStore {
     this.loadCalls += 1;
     const stored = this.values.get(stateKey);
     if (stored === undefined) return undefined;
-    return { doc: decodeActorDocument(stored.bytes.slice()), revision: stored.revision };
+    return { doc: decodeActorDocument(stored.bytes.slice()), revision: stored.revision, bytes: stored.bytes.length };
   }
 
   async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {

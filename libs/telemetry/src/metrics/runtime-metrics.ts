@@ -209,6 +209,29 @@ export class RuntimeMetrics {
     },
   });
 
+  /** Where the actor-cache gauges read their values at scrape time (the activator sets it). */
+  actorCacheSource: () => { readonly entries: number; readonly bytes: number } = () => ({ entries: 0, bytes: 0 });
+
+  /** Committed documents held in the activator's cache, read at scrape time. */
+  readonly actorCacheEntries = new Gauge({
+    name: 'agents_actor_cache_entries',
+    help: 'Committed state documents held in the actor cache',
+    registers: [this.registry],
+    collect: () => {
+      this.actorCacheEntries.set(this.actorCacheSource().entries);
+    },
+  });
+
+  /** Encoded bytes of the documents in the activator's cache (bounded by activator.cacheMaxBytes), read at scrape time. */
+  readonly actorCacheBytes = new Gauge({
+    name: 'agents_actor_cache_bytes',
+    help: 'Encoded bytes of the state documents held in the actor cache (bounded by activator.cacheMaxBytes)',
+    registers: [this.registry],
+    collect: () => {
+      this.actorCacheBytes.set(this.actorCacheSource().bytes);
+    },
+  });
+
   /** Keys whose working memory crossed the soft cap (75 % of 1 MiB). */
   readonly softCapWarnings = new Counter({
     name: 'agents_memory_soft_cap_warnings_total',
