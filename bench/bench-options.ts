@@ -61,6 +61,14 @@ export interface BenchOptions {
   readonly bareKvUpdates: number;
   /** Bare KV updates in flight. */
   readonly bareKvInFlight: number;
+  /** Runtime/baseline pairs of each throughput phase (A B A B …); the figure is the median pair's ratio. */
+  readonly pairs: number;
+  /** Hold the run to `bench/targets.ts` and exit non-zero naming each target missed. */
+  readonly check: boolean;
+  /** Parent-based sampling ratios of the tracing dimension (no-op throughput with OTLP export to a local receiver); empty: not measured. */
+  readonly tracing: readonly number[];
+  /** Cached-key counts of the memory dimension (activator RSS), ascending; empty: not measured. */
+  readonly memoryKeys: readonly number[];
   /** The runtime configuration defaults the services run with. */
   readonly runtimeDefaults: Pick<RuntimeConfig, 'activator' | 'ingress' | 'streams' | 'effector'>;
 }
@@ -97,6 +105,15 @@ export function countList(value: string): number[] {
   const counts = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map((s) => positiveInt(s.replace(/_/g, '')));
   if (counts.length === 0) throw new InvalidArgumentError("name at least one count, or 'none'");
   return [...new Set(counts)].sort((a, b) => a - b);
+}
+
+/** `0.1,1` → [0.1, 1] (distinct, ascending, each in (0, 1]); `none` → []. */
+export function ratioList(value: string): number[] {
+  if (value.trim() === 'none') return [];
+  const ratios = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map(Number);
+  if (ratios.length === 0) throw new InvalidArgumentError("name at least one ratio, or 'none'");
+  for (const r of ratios) if (!Number.isFinite(r) || r <= 0 || r > 1) throw new InvalidArgumentError(`sampling ratios are in (0, 1], got '${value}'`);
+  return [...new Set(ratios)].sort((a, b) => a - b);
 }
 
 function envAssignment(value: string, previous: Record<string, string>): Record<string, string> {
@@ -147,6 +164,10 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(new Option('--live-keys <list>', "live-key counts of the live-keys dimension (ascending; keys stay live), or 'none'").env('BENCH_LIVE_KEYS').argParser(countList).default([1_000, 100_000]))
     .addOption(numeric('--bare-kv-updates <n>', 'bare KV updates per live-keys row', 'BENCH_BARE_KV_UPDATES', 20_000))
     .addOption(numeric('--bare-kv-in-flight <n>', 'bare KV updates in flight', 'BENCH_BARE_KV_IN_FLIGHT', 64))
+    .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 3))
+    .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
+    .addOption(new Option('--tracing <ratios>', "sampling ratios of the tracing dimension (no-op throughput, OTLP to a local receiver), or 'none'").env('BENCH_TRACING').argParser(ratioList).default([0.1, 1]))
+    .addOption(new Option('--memory-keys <list>', "cached-key counts of the memory dimension (activator RSS), or 'none'").env('BENCH_MEMORY_KEYS').argParser(countList).default([10_000, 100_000]))
     .addOption(new Option('--baseline-async-traces', "baseline clients keep the client's async traces (experiment; by default they connect with noAsyncTraces, as the runtime's services do)").env('BENCH_BASELINE_ASYNC_TRACES').default(false))
     .showHelpAfterError()
     .parse([...argv]);
@@ -174,6 +195,10 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     liveKeys: number[];
     bareKvUpdates: number;
     bareKvInFlight: number;
+    pairs: number;
+    check: boolean;
+    tracing: number[];
+    memoryKeys: number[];
   }>();
   return {
     events: o.events,
@@ -199,6 +224,10 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     liveKeys: o.liveKeys,
     bareKvUpdates: o.bareKvUpdates,
     bareKvInFlight: o.bareKvInFlight,
+    pairs: o.pairs,
+    check: o.check,
+    tracing: o.tracing,
+    memoryKeys: o.memoryKeys,
     runtimeDefaults: { activator: defaults.activator, ingress: defaults.ingress, streams: defaults.streams, effector: defaults.effector },
   };
 }

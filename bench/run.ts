@@ -2,22 +2,35 @@
  * `npm run bench`: one run, one private nats-server, two systems measured the same way.
  *
  * 1. Start a private nats-server (free loopback ports, temp store, max_payload 8 MiB).
- * 2. For each system (the runtime's ingress + activator (+ effector) processes, then the
- *    bare-JetStream baseline's forwarder + worker (+ effector) processes): start it, run the
- *    phases (see `phases.ts`), record a sample key's stored state size, stop it.
- * 3. The activators dimension: for each count in `--activators`, the runtime with that many
+ * 2. Start both systems side by side (the runtime's ingress + activator (+ effector) processes,
+ *    and the bare-JetStream baseline's forwarder + worker (+ effector) processes; the idle one
+ *    only heartbeats). Run the phases (see `phases.ts`): each throughput phase as `--pairs`
+ *    interleaved pairs (runtime, baseline, runtime, baseline, …; the ratio is taken pair by pair
+ *    and the figure is the median pair), each latency phase once per system. Record a sample
+ *    key's stored state size per agent.
+ * 3. The tracing dimension: for each ratio in `--tracing`, restart the runtime exporting spans
+ *    over OTLP (parent-based ratio sampler) to a local receiver and pair its no-op throughput
+ *    with the baseline again; the cost is 1 − that ratio ÷ the tracing-off ratio. Stop both.
+ * 4. The activators dimension: for each count in `--activators`, the runtime with that many
  *    activator processes, once they own the partitions as assigned, runs the no-op throughput phase.
- * 4. The live-keys dimension: for each count in `--live-keys` (ascending), make that many keys live
+ * 5. The live-keys dimension: for each count in `--live-keys` (ascending), make that many keys live
  *    in both state buckets, measure bare KV updates over them, then the no-op throughput phase of
  *    each system over them.
- * 5. Compare, write `bench/results/<timestamp>.json` and `bench/results/latest.md`, print the
- *    markdown on stdout (progress goes to stderr). Any missing output, error record or dead
- *    process fails the run with a non-zero exit.
+ * 6. The memory dimension: for each count in `--memory-keys` (ascending), activate that many
+ *    distinct keys on one runtime whose cache holds them all, and read the activator's RSS.
+ * 7. Compare, write `bench/results/<timestamp>.json` and `bench/results/latest.md`, print the
+ *    markdown on stdout (progress goes to stderr). With `--check`, hold the run to
+ *    `bench/targets.ts` and exit 1 naming each target missed. Any missing output, error record
+ *    or dead process fails the run with a non-zero exit.
  */
 import { jetstream, jetstreamManager, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createTopology } from '#routing';
 import { MODEL_AGENT, NOOP_AGENT, TOOL_AGENT } from './agents/bench-agents.js';
@@ -28,8 +41,23 @@ import { machineFacts } from './infra/machine-facts.js';
 import { startNatsServer, type BenchNatsServer } from './infra/nats-server.js';
 import { bareKvUpdates, liveKeyToken, prepopulateLiveKeys, refreshRevisions, spreadIndices } from './live-keys/live-keys.js';
 import { keyTokens, needsEffector, planLiveKeysPhase, planPhases, runPhase, type PhaseContext, type PhasePlan } from './phases.js';
-import { RESULT_FORMAT, type ActivatorsRow, type BenchResult, type LiveKeysRow, type PhaseResult, type SystemResult } from './report/bench-result.js';
-import { compareSystems } from './report/compare-systems.js';
+import { startOtlpSink } from './infra/otlp-sink.js';
+import { runLoad } from './load/load-generator.js';
+import {
+  RESULT_FORMAT,
+  THROUGHPUT_PHASES,
+  type ActivatorsRow,
+  type BenchResult,
+  type LiveKeysRow,
+  type MemoryRow,
+  type PhaseName,
+  type PhaseResult,
+  type SystemResult,
+  type ThroughputPair,
+  type TracingRun,
+} from './report/bench-result.js';
+import { checkTargets, renderCheck } from './report/check-targets.js';
+import { compareSystems, median, medianPair, pairOf, spread } from './report/compare-systems.js';
 import { renderMarkdown } from './report/markdown-report.js';
 import { writeResults } from './report/write-results.js';
 import { startRuntimeSystem } from './runtime/runtime-system.js';
@@ -47,6 +75,8 @@ const log = (message: string): void => {
 interface StartShape {
   readonly activators: number;
   readonly effector: boolean;
+  /** Extra environment for the runtime's services (tracing, a config file). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 async function startSystem(name: SystemName, server: BenchNatsServer, options: BenchOptions, nc: NatsConnection, shape: StartShape): Promise<SystemUnderTest> {
@@ -60,7 +90,7 @@ async function startSystem(name: SystemName, server: BenchNatsServer, options: B
       effector: shape.effector,
       activationTimeoutMs: options.activationTimeoutMs,
       nodeFlags: options.nodeFlags,
-      extraEnv: options.serviceEnv,
+      extraEnv: { ...options.serviceEnv, ...shape.env },
       log,
     });
   }
@@ -96,18 +126,7 @@ async function withSystem<T>(bench: Bench, name: SystemName, shape: StartShape, 
   log(`starting ${name}${shape.activators > 1 ? ` with ${shape.activators} activators` : ''}`);
   const system = await startSystem(name, bench.server, bench.options, bench.nc, shape);
   try {
-    const context: PhaseContext = {
-      nc: bench.nc,
-      js: bench.js,
-      jsm: bench.jsm,
-      system,
-      sharedParticipants: [
-        { name: 'nats-server', pid: bench.server.pid },
-        { name: 'load-generator', pid: process.pid },
-      ],
-      stallTimeoutMs: bench.options.stallTimeoutMs,
-      log,
-    };
+    const context = phaseContext(bench, system);
     const phases: PhaseResult[] = [];
     for (const plan of plans) phases.push(await runPhase(context, plan));
     return await after(system, phases);
@@ -117,24 +136,143 @@ async function withSystem<T>(bench: Bench, name: SystemName, shape: StartShape, 
   }
 }
 
-async function measureSystems(bench: Bench): Promise<SystemResult[]> {
+function phaseContext(bench: Bench, system: SystemUnderTest): PhaseContext {
+  return {
+    nc: bench.nc,
+    js: bench.js,
+    jsm: bench.jsm,
+    system,
+    sharedParticipants: [
+      { name: 'nats-server', pid: bench.server.pid },
+      { name: 'load-generator', pid: process.pid },
+    ],
+    stallTimeoutMs: bench.options.stallTimeoutMs,
+    log,
+  };
+}
+
+/** Runs `plan` as `pairs` interleaved runtime/baseline pairs (variant `<prefix>r<n>`). */
+async function runPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan, prefix = ''): Promise<ThroughputPair[]> {
+  const pairs: ThroughputPair[] = [];
+  for (let r = 1; r <= bench.options.pairs; r += 1) {
+    const variant = `${prefix}r${r}`;
+    const runtime = await runPhase(phaseContext(bench, systems.runtime), { ...plan, variant });
+    const baseline = await runPhase(phaseContext(bench, systems.baseline), { ...plan, variant });
+    const pair = pairOf(runtime, baseline);
+    log(`${plan.phase} ${variant}: runtime ÷ baseline ${pair.ratio.toFixed(3)}`);
+    pairs.push(pair);
+  }
+  return pairs;
+}
+
+/** What the main phases (and the tracing dimension, which needs their baseline) measured. */
+interface MainMeasurements {
+  readonly systems: SystemResult[];
+  readonly pairs: Partial<Record<PhaseName, ThroughputPair[]>>;
+  readonly tracing: TracingRun[];
+}
+
+/**
+ * The main phases with both systems running side by side: throughput phases in interleaved
+ * pairs (both systems present), latency phases once per system. Then the tracing dimension.
+ */
+async function measureSystems(bench: Bench): Promise<MainMeasurements> {
   const { options } = bench;
   const plans = planPhases(options);
-  if (plans.length === 0) return [];
-  const systems: SystemResult[] = [];
-  for (const name of options.systems) {
-    systems.push(
-      await withSystem(bench, name, { activators: 1, effector: needsEffector(plans) }, plans, async (system, phases) => {
-        const stateBytes: Record<string, number> = {};
-        for (const agent of [NOOP_AGENT, MODEL_AGENT, TOOL_AGENT]) {
-          const sampleKey = plans.find((p) => p.agent === agent && p.phase.endsWith('-throughput'))?.keys[0];
-          if (sampleKey !== undefined) Object.assign(stateBytes, await storedStateBytes(bench.nc, system, [agent], sampleKey));
+  if (plans.length === 0) return { systems: [], pairs: {}, tracing: [] };
+  const shape: StartShape = { activators: 1, effector: needsEffector(plans) };
+  const running: Partial<Record<SystemName, SystemUnderTest>> = {};
+  try {
+    for (const name of options.systems) {
+      log(`starting ${name}`);
+      running[name] = await startSystem(name, bench.server, options, bench.nc, shape);
+    }
+    const both = running.runtime !== undefined && running.baseline !== undefined ? { runtime: running.runtime, baseline: running.baseline } : undefined;
+    const phases: Record<SystemName, PhaseResult[]> = { runtime: [], baseline: [] };
+    const pairs: Partial<Record<PhaseName, ThroughputPair[]>> = {};
+    for (const plan of plans) {
+      if (both !== undefined && THROUGHPUT_PHASES.includes(plan.phase)) {
+        const measured = await runPairs(bench, both, plan);
+        pairs[plan.phase] = measured;
+        const shown = medianPair(measured);
+        if (shown !== undefined) {
+          phases.runtime.push(shown.runtime);
+          phases.baseline.push(shown.baseline);
         }
-        return { system: name, partitions: name === 'runtime' ? options.partitions : options.baselinePartitions, phases, stateBytes };
-      }),
-    );
+        continue;
+      }
+      for (const name of options.systems) {
+        const system = running[name];
+        if (system !== undefined) phases[name].push(await runPhase(phaseContext(bench, system), plan));
+      }
+    }
+    const systems: SystemResult[] = [];
+    for (const name of options.systems) {
+      const system = running[name];
+      if (system === undefined) continue;
+      const stateBytes: Record<string, number> = {};
+      for (const agent of [NOOP_AGENT, MODEL_AGENT, TOOL_AGENT]) {
+        const sampleKey = plans.find((p) => p.agent === agent && p.phase.endsWith('-throughput'))?.keys[0];
+        if (sampleKey !== undefined) Object.assign(stateBytes, await storedStateBytes(bench.nc, system, [agent], sampleKey));
+      }
+      systems.push({ system: name, partitions: name === 'runtime' ? options.partitions : options.baselinePartitions, phases: phases[name], stateBytes });
+    }
+    const tracing = both === undefined ? [] : await measureTracing(bench, running as Record<SystemName, SystemUnderTest>, plans, pairs['noop-throughput']);
+    return { systems, pairs, tracing };
+  } finally {
+    for (const name of options.systems) {
+      log(`stopping ${name}`);
+      await running[name]?.stop();
+    }
   }
-  return systems;
+}
+
+/**
+ * For each sampling ratio: restart the runtime exporting spans over OTLP/HTTP to a local
+ * receiver, with the parent-based ratio sampler, and pair its no-op throughput with the baseline.
+ * Replaces `running.runtime` with the last traced runtime (the caller stops it).
+ */
+async function measureTracing(bench: Bench, running: Record<SystemName, SystemUnderTest>, plans: readonly PhasePlan[], untraced: readonly ThroughputPair[] | undefined): Promise<TracingRun[]> {
+  const { options } = bench;
+  const plan = plans.find((p) => p.phase === 'noop-throughput');
+  if (plan === undefined || options.tracing.length === 0) return [];
+  const untracedRatio = untraced === undefined ? undefined : median(untraced.map((p) => p.ratio));
+  const sink = await startOtlpSink();
+  const runs: TracingRun[] = [];
+  try {
+    for (const ratio of options.tracing) {
+      log(`stopping runtime; restarting it with tracing at a ${ratio} parent-based sampling ratio (OTLP to ${sink.endpoint})`);
+      await running.runtime.stop();
+      running.runtime = await startSystem('runtime', bench.server, options, bench.nc, {
+        activators: 1,
+        effector: needsEffector(plans),
+        env: {
+          OTEL_SDK_DISABLED: 'false',
+          OTEL_TRACES_EXPORTER: 'otlp',
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: String(ratio),
+        },
+      });
+      const before = sink.received();
+      const pairs = await runPairs(bench, running, plan, `t${ratio}-`);
+      const after = sink.received();
+      const throughputRatio = median(pairs.map((p) => p.ratio));
+      runs.push({
+        ratio,
+        pairs,
+        throughputRatio,
+        spread: spread(pairs.map((p) => p.ratio)),
+        cost: untracedRatio === undefined ? undefined : 1 - throughputRatio / untracedRatio,
+        exported: { requests: after.requests - before.requests, bytes: after.bytes - before.bytes },
+      });
+      log(`tracing at ${ratio}: runtime ÷ baseline ${throughputRatio.toFixed(3)}${untracedRatio === undefined ? '' : ` (off: ${untracedRatio.toFixed(3)})`}; ${after.requests - before.requests} OTLP requests`);
+    }
+  } finally {
+    await sink.stop();
+  }
+  return runs;
 }
 
 async function measureActivators(bench: Bench): Promise<ActivatorsRow[]> {
@@ -214,6 +352,75 @@ async function measureLiveKeys(bench: Bench): Promise<LiveKeysRow[]> {
   return rows;
 }
 
+/** `VmRSS` of a process in bytes, or undefined when it cannot be read. */
+function residentBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] === undefined ? undefined : Number(match[1]) * 1_024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value of an unlabelled gauge in a Prometheus text exposition. */
+function gauge(exposition: string, name: string): number | undefined {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(exposition);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/**
+ * The memory dimension: one runtime whose cache bounds exceed the largest count; for each count
+ * (ascending), one no-op event to each key not yet live, then the activator's RSS and its cache
+ * gauges. Keys stay live (and cached) from row to row.
+ */
+async function measureMemory(bench: Bench): Promise<MemoryRow[]> {
+  const { options } = bench;
+  if (options.memoryKeys.length === 0 || !options.systems.includes('runtime')) return [];
+  const largest = options.memoryKeys[options.memoryKeys.length - 1] ?? 0;
+  const dir = await mkdtemp(join(tmpdir(), 'bench-memory-'));
+  const config = join(dir, 'config.json');
+  // Both bounds above the largest count: every activated key stays cached (noop documents are a few hundred bytes).
+  await writeFile(config, JSON.stringify({ activator: { cacheCapacity: largest + options.keys, cacheMaxBytes: (largest + options.keys) * 4_096 } }));
+  const rows: MemoryRow[] = [];
+  try {
+    await withSystem(bench, 'runtime', { activators: 1, effector: false, env: { AGENTS_CONFIG: config } }, [], async (system) => {
+      const activator = system.processes.find((p) => p.name === 'activator');
+      if (activator === undefined) throw new Error('the memory dimension found no activator process');
+      const opsUrl = system.opsUrls?.activator;
+      log(`memory: activator RSS ${((residentBytes(activator.pid) ?? 0) / 2 ** 20).toFixed(1)} MiB with no key cached`);
+      let live = 0;
+      for (const count of options.memoryKeys) {
+        const keys = keyTokens('mem', largest).slice(live, count);
+        log(`memory: activating ${keys.length.toLocaleString('en-US')} more keys (${count.toLocaleString('en-US')} in all)`);
+        const observed = await runLoad(bench.nc, bench.js, system, {
+          run: `runtime-mem${count}`,
+          agent: NOOP_AGENT,
+          keys,
+          shape: { kind: 'window', events: keys.length, window: options.window },
+          stallTimeoutMs: options.stallTimeoutMs,
+        });
+        live = count;
+        await sleep(1_000);
+        const exposition = opsUrl === undefined ? '' : await fetch(`${opsUrl}/metrics`).then((r) => r.text(), () => '');
+        const rss = residentBytes(activator.pid);
+        if (rss === undefined) throw new Error('the activator\'s RSS could not be read');
+        const row: MemoryRow = {
+          cachedKeys: count,
+          rssBytes: rss,
+          cacheEntries: gauge(exposition, 'agents_actor_cache_entries'),
+          cacheBytes: gauge(exposition, 'agents_actor_cache_bytes'),
+          activationsPerSecond: observed.durationMs > 0 ? (observed.events * 1_000) / observed.durationMs : Number.NaN,
+        };
+        log(`memory: ${count.toLocaleString('en-US')} keys live, activator RSS ${(rss / 2 ** 20).toFixed(1)} MiB; cache ${row.cacheEntries ?? '?'} entries, ${row.cacheBytes ?? '?'} B`);
+        rows.push(row);
+      }
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   const options = parseBenchOptions(process.argv, join(REPO_ROOT, 'bench', 'results'));
   const startedAt = new Date().toISOString();
@@ -223,35 +430,45 @@ async function main(): Promise<void> {
   log(`private nats-server at ${server.url} (store ${server.dir})`);
   const nc = await connect({ servers: server.url, name: 'bench-load-generator' });
   const bench: Bench = { options, server, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) };
-  let systems: SystemResult[];
+  let main: MainMeasurements;
   let activators: ActivatorsRow[];
   let liveKeys: LiveKeysRow[];
+  let memory: MemoryRow[];
   try {
-    systems = await measureSystems(bench);
+    main = await measureSystems(bench);
     activators = await measureActivators(bench);
     liveKeys = await measureLiveKeys(bench);
+    memory = await measureMemory(bench);
   } finally {
     await nc.close().catch(() => undefined);
     await server.stop();
   }
 
-  const runtime = systems.find((s) => s.system === 'runtime');
-  const baseline = systems.find((s) => s.system === 'baseline');
+  const runtime = main.systems.find((s) => s.system === 'runtime');
+  const baseline = main.systems.find((s) => s.system === 'baseline');
   const result: BenchResult = {
     format: RESULT_FORMAT,
     startedAt,
     finishedAt: new Date().toISOString(),
     machine,
     options,
-    systems,
-    comparison: runtime !== undefined && baseline !== undefined ? compareSystems(runtime, baseline) : undefined,
+    systems: main.systems,
+    comparison: runtime !== undefined && baseline !== undefined ? compareSystems(runtime, baseline, main.pairs) : undefined,
     activators,
     liveKeys,
+    pairs: main.pairs,
+    tracing: main.tracing,
+    memory,
   };
-  const markdown = renderMarkdown(result);
+  const check = options.check ? checkTargets(result) : undefined;
+  const markdown = renderMarkdown(result, check);
   const written = await writeResults(options.resultsDir, result, markdown);
   process.stdout.write(markdown);
   log(`wrote ${written.json} and ${written.markdown}`);
+  if (check !== undefined) {
+    for (const line of renderCheck(check)) process.stderr.write(`${line}\n`);
+    if (check.missed.length > 0) process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -26,6 +26,8 @@ export interface SystemUnderTest {
   readonly processes: readonly CpuParticipant[];
   /** Runtime only: how long its activators took to own the partitions as assigned, and how many each owns. */
   readonly ownership?: { readonly settledMs: number; readonly partitionsByMember: Readonly<Record<string, number>> };
+  /** Runtime only: each service's ops listener (`/metrics`), by process name. */
+  readonly opsUrls?: Readonly<Record<string, string>>;
   /** Rejects as soon as one of the system's processes exits on its own. */
   readonly failure: Promise<never>;
   /** The last lines each process printed (for failure messages). */

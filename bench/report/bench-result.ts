@@ -9,7 +9,7 @@ import type { LatencySummary, ThroughputSummary } from '../stats/summaries.js';
 import type { SystemName } from '../system-under-test.js';
 
 /** Version tag of the results format. */
-export const RESULT_FORMAT = 'nats-agents-bench/2';
+export const RESULT_FORMAT = 'nats-agents-bench/3';
 
 /** The phases each system runs, in order. */
 export const PHASE_NAMES = ['noop-throughput', 'noop-unloaded', 'model-throughput', 'model-low-concurrency', 'roundtrip-unloaded', 'roundtrip-low-concurrency', 'roundtrip-throughput'] as const;
@@ -57,15 +57,39 @@ export interface SystemResult {
   readonly system: SystemName;
   /** Inbox partitions (runtime: `AGENTS_PARTITIONS`; baseline: consumers). */
   readonly partitions: number;
+  /** One result per phase; of a throughput phase, the run of the pair whose ratio is the median (every pair is in `pairs`). */
   readonly phases: readonly PhaseResult[];
   /** Size of one key's stored state after the run, per agent (bytes). */
   readonly stateBytes: Readonly<Record<string, number>>;
 }
 
+/**
+ * One runtime run and the baseline run right after it, of the same throughput phase: the pair's
+ * ratio cancels most of what the machine did to both (A B A B …, the ratio taken pair by pair).
+ */
+export interface ThroughputPair {
+  readonly runtime: PhaseResult;
+  readonly baseline: PhaseResult;
+  /** Runtime ÷ baseline steady throughput. */
+  readonly ratio: number;
+}
+
+/** A run of a ratio whose spread across pairs exceeds this ((max − min) ÷ median) is flagged. */
+export const NOISY_SPREAD = 0.15;
+
 /** Runtime ÷ baseline, for the phases both ran. */
 export interface Comparison {
-  /** Steady throughput ratio per throughput phase. */
+  /** Steady throughput ratio per throughput phase: the median of the pairs' ratios. */
   readonly throughputRatio: Partial<Record<PhaseName, number>>;
+  /** Every pair's ratio, in run order. */
+  readonly throughputPairs: Partial<Record<PhaseName, readonly number[]>>;
+  /** (max − min) ÷ median of the pairs' ratios (0 with one pair). */
+  readonly throughputSpread: Partial<Record<PhaseName, number>>;
+  /**
+   * CPU per no-op event, runtime role ÷ its baseline role (`activator` ÷ `baseline-worker`,
+   * `ingress` ÷ `baseline-forwarder`): the median over the no-op throughput pairs.
+   */
+  readonly cpuRatio: Readonly<Record<string, number>>;
   /** Runtime − baseline latency (unloaded no-op) or overhead (low-concurrency model) per sequential phase, ms. */
   readonly latencyDeltaMs: Partial<Record<PhaseName, { readonly p50: number; readonly p99: number }>>;
 }
@@ -92,6 +116,32 @@ export interface LiveKeysRow {
   readonly baseline: PhaseResult | undefined;
 }
 
+/** The no-op throughput phase of the runtime with tracing on, paired with the baseline like the main phases. */
+export interface TracingRun {
+  /** `OTEL_TRACES_SAMPLER_ARG` of the parent-based ratio sampler. */
+  readonly ratio: number;
+  readonly pairs: readonly ThroughputPair[];
+  /** Median of the pairs' ratios (runtime with tracing ÷ baseline). */
+  readonly throughputRatio: number;
+  readonly spread: number;
+  /** 1 − this ratio ÷ the tracing-off no-op ratio of the same run: the share of throughput tracing costs. */
+  readonly cost: number | undefined;
+  /** OTLP export requests and bytes the local receiver took during the measured runs. */
+  readonly exported: { readonly requests: number; readonly bytes: number };
+}
+
+/** The activator's memory with this many keys' documents in its cache. */
+export interface MemoryRow {
+  readonly cachedKeys: number;
+  /** Resident set of the activator process (`VmRSS`), bytes, a second after the last activation. */
+  readonly rssBytes: number;
+  /** The activator's `agents_actor_cache_entries` and `agents_actor_cache_bytes` at that moment. */
+  readonly cacheEntries: number | undefined;
+  readonly cacheBytes: number | undefined;
+  /** Activations per second while the keys were made live (open to the whole pipeline, no pairs: not a throughput figure to steer by). */
+  readonly activationsPerSecond: number;
+}
+
 /** A whole run. */
 export interface BenchResult {
   readonly format: typeof RESULT_FORMAT;
@@ -105,4 +155,10 @@ export interface BenchResult {
   readonly activators: readonly ActivatorsRow[];
   /** The live-keys dimension (`--live-keys`), when measured. */
   readonly liveKeys: readonly LiveKeysRow[];
+  /** Throughput pairs per throughput phase (`--pairs` each), in run order. */
+  readonly pairs: Partial<Record<PhaseName, readonly ThroughputPair[]>>;
+  /** The tracing dimension (`--tracing`), when measured. */
+  readonly tracing: readonly TracingRun[];
+  /** The memory dimension (`--memory-keys`), when measured. */
+  readonly memory: readonly MemoryRow[];
 }

@@ -1,24 +1,88 @@
 /**
- * The runtime-versus-baseline figures: steady throughput ratios of the throughput phases, and
- * the runtime's extra latency (no-op unloaded, round trip at low concurrency) or overhead (model,
- * low concurrency), percentile by percentile.
+ * The runtime-versus-baseline figures: throughput ratios of the throughput phases taken pair by
+ * pair (runtime run, then baseline run; the median pair is the figure, the spread says how far
+ * the pairs disagree), CPU per event of each runtime role against its baseline role, and the
+ * runtime's extra latency (no-op unloaded, round trip) or overhead (model, low concurrency),
+ * percentile by percentile.
  */
-import { THROUGHPUT_PHASES, type Comparison, type PhaseName, type SystemResult } from './bench-result.js';
+import { THROUGHPUT_PHASES, type Comparison, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair } from './bench-result.js';
 
-/** Compares `runtime` with `baseline` over the phases both ran. */
-export function compareSystems(runtime: SystemResult, baseline: SystemResult): Comparison {
+/** The runtime role each baseline role stands in for, in the CPU comparison. */
+export const ROLE_PAIRS: readonly (readonly [runtime: string, baseline: string])[] = [
+  ['activator', 'baseline-worker'],
+  ['ingress', 'baseline-forwarder'],
+];
+
+/** The median of `values` (the mean of the middle two for an even count); NaN when empty. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** (max − min) ÷ median: 0 for one value, NaN when empty. */
+export function spread(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  return (Math.max(...values) - Math.min(...values)) / median(values);
+}
+
+/** The pair whose ratio is closest to the median ratio (the lower one of two equally close): the run the tables show. */
+export function medianPair(pairs: readonly ThroughputPair[]): ThroughputPair | undefined {
+  const m = median(pairs.map((p) => p.ratio));
+  let best: ThroughputPair | undefined;
+  for (const pair of pairs) {
+    if (best === undefined || Math.abs(pair.ratio - m) < Math.abs(best.ratio - m) || (Math.abs(pair.ratio - m) === Math.abs(best.ratio - m) && pair.ratio < best.ratio)) best = pair;
+  }
+  return best;
+}
+
+/** A runtime run and the baseline run after it, with their steady-throughput ratio. */
+export function pairOf(runtime: PhaseResult, baseline: PhaseResult): ThroughputPair {
+  return { runtime, baseline, ratio: runtime.throughput.steadyPerSecond / baseline.throughput.steadyPerSecond };
+}
+
+/** CPU ms per event of the processes playing `role` in one phase (`activator-2` plays `activator`); undefined when none ran. */
+export function roleCpu(phase: PhaseResult, role: string): number | undefined {
+  const names = Object.keys(phase.cpuMsPerEvent).filter((name) => name === role || name.startsWith(`${role}-`));
+  return names.length === 0 ? undefined : names.reduce((sum, name) => sum + (phase.cpuMsPerEvent[name] ?? 0), 0);
+}
+
+/**
+ * Compares `runtime` with `baseline` over the phases both ran. Throughput phases take their
+ * ratio from `pairs` (the median of the pairs' ratios) when there are any, else from the single
+ * run of each system.
+ */
+export function compareSystems(runtime: SystemResult, baseline: SystemResult, pairs: Partial<Record<PhaseName, readonly ThroughputPair[]>> = {}): Comparison {
   const throughputRatio: Partial<Record<PhaseName, number>> = {};
+  const throughputPairs: Partial<Record<PhaseName, readonly number[]>> = {};
+  const throughputSpread: Partial<Record<PhaseName, number>> = {};
   const latencyDeltaMs: Partial<Record<PhaseName, { p50: number; p99: number }>> = {};
   for (const r of runtime.phases) {
     const b = baseline.phases.find((p) => p.phase === r.phase);
     if (b === undefined) continue;
     if (THROUGHPUT_PHASES.includes(r.phase)) {
-      throughputRatio[r.phase] = r.throughput.steadyPerSecond / b.throughput.steadyPerSecond;
+      const ratios = (pairs[r.phase] ?? [pairOf(r, b)]).map((p) => p.ratio);
+      throughputPairs[r.phase] = ratios;
+      throughputRatio[r.phase] = median(ratios);
+      throughputSpread[r.phase] = spread(ratios);
     } else {
       const rs = r.overheadMs ?? r.latencyMs;
       const bs = b.overheadMs ?? b.latencyMs;
       latencyDeltaMs[r.phase] = { p50: rs.p50 - bs.p50, p99: rs.p99 - bs.p99 };
     }
   }
-  return { throughputRatio, latencyDeltaMs };
+  const noopPairs = pairs['noop-throughput'] ?? [];
+  const noop = { runtime: runtime.phases.find((p) => p.phase === 'noop-throughput'), baseline: baseline.phases.find((p) => p.phase === 'noop-throughput') };
+  const cpuPairs = noopPairs.length > 0 ? noopPairs : noop.runtime && noop.baseline ? [pairOf(noop.runtime, noop.baseline)] : [];
+  const cpuRatio: Record<string, number> = {};
+  for (const [role, baselineRole] of ROLE_PAIRS) {
+    const ratios = cpuPairs.flatMap((pair) => {
+      const r = roleCpu(pair.runtime, role);
+      const b = roleCpu(pair.baseline, baselineRole);
+      return r === undefined || b === undefined || b <= 0 ? [] : [r / b];
+    });
+    if (ratios.length > 0) cpuRatio[role] = median(ratios);
+  }
+  return { throughputRatio, throughputPairs, throughputSpread, cpuRatio, latencyDeltaMs };
 }

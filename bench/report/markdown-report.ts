@@ -3,7 +3,8 @@
  * printed): conditions first, then throughput, latency and overhead against the budgets, CPU
  * per event, and the correctness counters.
  */
-import type { BenchResult, PhaseName, PhaseResult, SystemResult } from './bench-result.js';
+import { NOISY_SPREAD, type BenchResult, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
+import { renderCheck, type TargetCheck } from './check-targets.js';
 
 /** beam-agents' gated budget for runtime overhead per activation (ARCHITECTURE §10). */
 export const OVERHEAD_BUDGET_MS = { p50: 15, p99: 60 } as const;
@@ -77,10 +78,11 @@ function conditions(result: BenchResult): string[] {
   return lines;
 }
 
-/** The markdown report of one run. */
-export function renderMarkdown(result: BenchResult): string {
+/** The markdown report of one run (with the target check when `--check` asked for it). */
+export function renderMarkdown(result: BenchResult, check?: TargetCheck): string {
   const runtime = result.systems.find((s) => s.system === 'runtime');
   const out: string[] = [`# nats-agents benchmark, ${result.startedAt}`, '', ...conditions(result), ''];
+  if (check !== undefined) out.push('## Targets (`--check`, bench/targets.ts)', '', '```', ...renderCheck(check), '```', '');
 
   out.push('## Throughput', '', '| phase | system | steady activations/s | overall /s | latency p50 ms | p90 | p99 | max |', '|---|---|---:|---:|---:|---:|---:|---:|');
   for (const phase of ['noop-throughput', 'model-throughput', 'roundtrip-throughput'] as const) {
@@ -92,11 +94,18 @@ export function renderMarkdown(result: BenchResult): string {
       );
     }
     const ratio = result.comparison?.throughputRatio[phase];
-    if (ratio !== undefined) out.push(`| ${phase} | **runtime ÷ baseline** | **${fmt(ratio, 2)}** | | | | | |`);
+    const pairs = result.comparison?.throughputPairs[phase] ?? [];
+    const spread = result.comparison?.throughputSpread[phase];
+    if (ratio !== undefined) {
+      const note = pairs.length > 1 ? `median of ${pairs.length} pairs (${pairs.map((r) => fmt(r, 2)).join(', ')}), spread ${fmt((spread ?? 0) * 100, 0)} %${(spread ?? 0) > NOISY_SPREAD ? ' **noisy**' : ''}` : 'one pair';
+      out.push(`| ${phase} | **runtime ÷ baseline** | **${fmt(ratio, 2)}** | ${note} | | | | |`);
+    }
   }
   out.push(
     '',
-    'Steady = outputs per second between the 10th and 90th percentile of output times. Latency = event published → its output observed, ' +
+    `Each throughput phase runs as ${result.options.pairs} interleaved pairs (runtime, then baseline, repeated); the ratio is taken pair by pair and the figure is the median pair, ` +
+      `whose two runs the rows above show. Spread = (max − min) ÷ median of the pairs' ratios; above ${NOISY_SPREAD * 100} % the ratio is flagged noisy. ` +
+      'Steady = outputs per second between the 10th and 90th percentile of output times. Latency = event published → its output observed, ' +
       'under that load: with a closed loop it is mostly queueing (≈ in-flight ÷ throughput). roundtrip-throughput counts round trips ' +
       '(event → intent → effector → result → resume → output), one in flight per key.',
     '',
@@ -166,6 +175,10 @@ export function renderMarkdown(result: BenchResult): string {
       );
     }
   }
+  const cpuRatio = result.comparison?.cpuRatio ?? {};
+  if (Object.keys(cpuRatio).length > 0) {
+    out.push('', `CPU per no-op event, runtime role ÷ baseline role (median over the no-op pairs): ${Object.entries(cpuRatio).map(([role, r]) => `${role} ${fmt(r, 2)}×`).join(', ')}.`);
+  }
   out.push('', 'CPU = user + system time from /proc over the measured run ÷ its events (10 ms tick resolution); cores = CPU time ÷ wall time; one Node process cannot use much more than 1.0. Other processes = machine busy time (/proc/stat) − participants: noise.', '');
 
   out.push('## Messages stored per event', '', '| phase | system | stored per event | by stream |', '|---|---|---:|---|');
@@ -183,7 +196,7 @@ export function renderMarkdown(result: BenchResult): string {
     '',
   );
 
-  out.push(...activatorsSection(result), ...liveKeysSection(result));
+  out.push(...tracingSection(result), ...activatorsSection(result), ...liveKeysSection(result), ...memorySection(result));
 
   out.push('## Correctness counters', '');
   for (const system of result.systems) {
@@ -206,6 +219,49 @@ export function renderMarkdown(result: BenchResult): string {
   }
   out.push('');
   return out.join('\n');
+}
+
+function tracingSection(result: BenchResult): string[] {
+  if (result.tracing.length === 0) return [];
+  const off = result.comparison?.throughputRatio['noop-throughput'];
+  const out = [
+    '## Tracing',
+    '',
+    'No-op throughput with the runtime exporting spans over OTLP/HTTP (protobuf, batched) to a local receiver in the load generator, parent-based ratio sampler, ' +
+      `paired with the baseline as above. Cost = 1 − (traced ratio ÷ tracing-off ratio). Tracing off (the rows above): runtime ÷ baseline ${fmt(off, 2)}, ` +
+      'which is also the whole cost of the runtime with tracing off against bare JetStream.',
+    '',
+    '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | OTLP requests | exported KiB |',
+    '|---:|---:|---|---:|---:|---:|---:|',
+  ];
+  for (const t of result.tracing) {
+    out.push(
+      `| ${t.ratio} | ${fmt(t.throughputRatio, 2)} | ${t.pairs.map((p) => fmt(p.ratio, 2)).join(', ')} | ${fmt(t.spread * 100, 0)} %${t.spread > NOISY_SPREAD ? ' **noisy**' : ''} | ` +
+        `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
+function memorySection(result: BenchResult): string[] {
+  if (result.memory.length === 0) return [];
+  const out = [
+    '## Memory',
+    '',
+    'One runtime whose actor cache bounds exceed the largest count; one no-op event to each new key, keys staying cached from row to row, then the activator\'s resident set ' +
+      '(`VmRSS`, a second after the last activation, garbage not forced out) and its cache gauges.',
+    '',
+    '| cached keys | activator RSS MiB | cache entries | cache encoded bytes | RSS per key, B (vs first row) | activations/s while filling |',
+    '|---:|---:|---:|---:|---:|---:|',
+  ];
+  const first = result.memory[0];
+  for (const row of result.memory) {
+    const perKey = first !== undefined && row !== first ? (row.rssBytes - first.rssBytes) / (row.cachedKeys - first.cachedKeys) : undefined;
+    out.push(`| ${int(row.cachedKeys)} | ${fmt(row.rssBytes / 2 ** 20)} | ${int(row.cacheEntries)} | ${int(row.cacheBytes)} | ${int(perKey)} | ${int(row.activationsPerSecond)} |`);
+  }
+  out.push('');
+  return out;
 }
 
 function activatorsSection(result: BenchResult): string[] {

@@ -118,8 +118,14 @@ export async function startRuntimeSystem(options: RuntimeSystemOptions): Promise
     throw error;
   }
   const exits = watchExits(started);
+  const opsUrls: Record<string, string> = {};
+  for (const child of started) {
+    const url = child.tail().map((line) => /ops listening on (http:\/\/\S+)/.exec(line)?.[1]).find((u) => u !== undefined);
+    if (url !== undefined) opsUrls[child.name] = url;
+  }
   return {
     name: 'runtime',
+    opsUrls,
     eventSubject: (agent, key) => topology.events(agent, key),
     outputSubject: (agent, key) => topology.output(agent, key),
     outputFilter: (agent) => `${topology.prefix}.output.${agent}.>`,

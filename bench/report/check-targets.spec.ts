@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { BenchTarget } from '../targets.js';
+import { TARGETS } from '../targets.js';
+import type { BenchResult, Comparison } from './bench-result.js';
+import { checkTargets, renderCheck } from './check-targets.js';
+
+const comparison = (over: Partial<Comparison> = {}): Comparison => ({ throughputRatio: {}, throughputPairs: {}, throughputSpread: {}, cpuRatio: {}, latencyDeltaMs: {}, ...over });
+
+/** A result holding only a comparison (every other dimension empty). */
+const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, tracing: [], memory: [] }) as unknown as BenchResult;
+
+const ratioTarget: BenchTarget = { id: 'noop', figure: 'no-op ratio', bound: 'min', limit: 0.8, unit: 'ratio', measure: (r) => r.comparison?.throughputRatio['noop-throughput'] };
+const cpuTarget: BenchTarget = { id: 'cpu', figure: 'cpu ratio', bound: 'max', limit: 1.5, unit: 'ratio', measure: (r) => r.comparison?.cpuRatio.activator };
+
+describe('checkTargets', () => {
+  it('meets a minimum at or above it and a maximum at or below it', () => {
+    const check = checkTargets(result(comparison({ throughputRatio: { 'noop-throughput': 0.8 }, cpuRatio: { activator: 1.5 } })), [ratioTarget, cpuTarget]);
+    expect(check.missed).toEqual([]);
+    expect(renderCheck(check).at(-1)).toBe('all 2 targets met');
+  });
+
+  it('names each target missed, with its figure and bound', () => {
+    const check = checkTargets(result(comparison({ throughputRatio: { 'noop-throughput': 0.62 }, cpuRatio: { activator: 2.4 } })), [ratioTarget, cpuTarget]);
+    expect(check.missed.map((v) => v.target.id)).toEqual(['noop', 'cpu']);
+    const lines = renderCheck(check);
+    expect(lines[0]).toBe('MISSED noop: no-op ratio = 0.62 (target ≥ 0.80)');
+    expect(lines.at(-1)).toBe('2 of 2 targets missed: noop, cpu');
+  });
+
+  it('counts a target the run did not measure as missed, so a partial run cannot pass', () => {
+    const check = checkTargets(result(undefined));
+    expect(check.missed).toHaveLength(TARGETS.length);
+    expect(renderCheck(check)[0]).toMatch(/^MISSED cpu-activator: .* = not measured/);
+  });
+
+  it('names the ratios whose pairs disagree by more than 15 %', () => {
+    const check = checkTargets(result(comparison({ throughputRatio: { 'noop-throughput': 0.9 }, throughputSpread: { 'noop-throughput': 0.2, 'model-throughput': 0.05 } })), [ratioTarget]);
+    expect(check.noisy).toEqual(['noop-throughput (spread 20 %)']);
+    expect(renderCheck(check).at(-1)).toMatch(/^noisy ratios/);
+  });
+
+  it('keeps every issue-10 target in one table with a unique id', () => {
+    const ids = TARGETS.map((t) => t.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['cpu-activator', 'cpu-ingress', 'throughput-noop', 'throughput-model', 'throughput-roundtrip', 'state-no-growth', 'tracing-cost-10pct', 'live-keys-1m']));
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * `npm run bench -- --check`: holds a run to {@link TARGETS} and names every target missed,
+ * including those the run did not measure (a partial run cannot pass). Ratios whose pairs
+ * disagree by more than {@link NOISY_SPREAD} are named too: a pass or a miss there may be noise.
+ */
+import { TARGETS, type BenchTarget } from '../targets.js';
+import { NOISY_SPREAD, type BenchResult } from './bench-result.js';
+
+/** One target's verdict. */
+export interface TargetVerdict {
+  readonly target: BenchTarget;
+  /** undefined: not measured by this run (a miss). */
+  readonly value: number | undefined;
+  readonly met: boolean;
+}
+
+/** The check of one run. */
+export interface TargetCheck {
+  readonly verdicts: readonly TargetVerdict[];
+  readonly missed: readonly TargetVerdict[];
+  /** Throughput phases whose pair ratios spread beyond {@link NOISY_SPREAD}. */
+  readonly noisy: readonly string[];
+}
+
+/** Holds `result` to `targets` (all of {@link TARGETS} by default). */
+export function checkTargets(result: BenchResult, targets: readonly BenchTarget[] = TARGETS): TargetCheck {
+  const verdicts = targets.map((target): TargetVerdict => {
+    const value = target.measure(result);
+    const met = value !== undefined && Number.isFinite(value) && (target.bound === 'max' ? value <= target.limit : value >= target.limit);
+    return { target, value, met };
+  });
+  const noisy = Object.entries(result.comparison?.throughputSpread ?? {})
+    .filter(([, s]) => s !== undefined && s > NOISY_SPREAD)
+    .map(([name, s]) => `${name} (spread ${((s ?? 0) * 100).toFixed(0)} %)`);
+  for (const t of result.tracing) if (t.spread > NOISY_SPREAD) noisy.push(`tracing ${t.ratio} (spread ${(t.spread * 100).toFixed(0)} %)`);
+  return { verdicts, missed: verdicts.filter((v) => !v.met), noisy };
+}
+
+function shown(value: number | undefined, unit: BenchTarget['unit']): string {
+  if (value === undefined || !Number.isFinite(value)) return 'not measured';
+  switch (unit) {
+    case 'ms':
+      return `${value.toFixed(2)} ms`;
+    case 'B':
+      return `${Math.round(value)} B`;
+    case 'share':
+      return `${(value * 100).toFixed(1)} %`;
+    case 'ratio':
+      return value.toFixed(2);
+  }
+}
+
+/** The check as lines of text (also printed into the markdown report). */
+export function renderCheck(check: TargetCheck): string[] {
+  const lines = check.verdicts.map(({ target, value, met }) => {
+    const bound = `${target.bound === 'max' ? '≤' : '≥'} ${shown(target.limit, target.unit)}`;
+    return `${met ? 'met   ' : 'MISSED'} ${target.id}: ${target.figure} = ${shown(value, target.unit)} (target ${bound})`;
+  });
+  lines.push(check.missed.length === 0 ? `all ${check.verdicts.length} targets met` : `${check.missed.length} of ${check.verdicts.length} targets missed: ${check.missed.map((v) => v.target.id).join(', ')}`);
+  if (check.noisy.length > 0) lines.push(`noisy ratios (pairs disagree by more than ${NOISY_SPREAD * 100} %): ${check.noisy.join(', ')}`);
+  return lines;
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { PhaseName, PhaseResult, SystemResult } from './bench-result.js';
+import { compareSystems, median, medianPair, pairOf, spread } from './compare-systems.js';
+
+/** A phase result with only what the comparison reads. */
+function phase(name: PhaseName, perSecond: number, cpuMsPerEvent: Record<string, number> = {}, p50 = 1): PhaseResult {
+  const latency = { samples: 1_000, mean: p50, p50, p90: p50, p99: p50 * 2, max: p50 * 3 };
+  return {
+    phase: name,
+    agent: 'bench-noop',
+    shape: { kind: 'window', events: 100, window: 10 },
+    keys: 10,
+    events: 100,
+    warmupEvents: 0,
+    modelLatencyMs: 0,
+    durationMs: 1_000,
+    throughput: { steadyPerSecond: perSecond, overallPerSecond: perSecond },
+    latencyMs: latency,
+    overheadMs: undefined,
+    duplicates: 0,
+    outOfOrder: 0,
+    strays: 0,
+    cpuMsPerEvent,
+    cpuCores: {},
+    storedPerEvent: {},
+    otherCores: 0,
+  } as unknown as PhaseResult;
+}
+
+const system = (name: 'runtime' | 'baseline', phases: PhaseResult[]): SystemResult => ({ system: name, partitions: 16, phases, stateBytes: {} });
+
+describe('compareSystems', () => {
+  it('takes the median and the spread of the pairs, not of the runs', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+    expect(spread([0.8, 1, 1.2])).toBeCloseTo(0.4);
+    expect(spread([0.5])).toBe(0);
+  });
+
+  it('rates each throughput phase by its median pair ratio and shows that pair', () => {
+    const pairs = [pairOf(phase('noop-throughput', 500), phase('noop-throughput', 1_000)), pairOf(phase('noop-throughput', 900), phase('noop-throughput', 1_000)), pairOf(phase('noop-throughput', 800), phase('noop-throughput', 1_000))];
+    const shown = medianPair(pairs);
+    expect(shown?.ratio).toBeCloseTo(0.8);
+    const comparison = compareSystems(system('runtime', [shown!.runtime]), system('baseline', [shown!.baseline]), { 'noop-throughput': pairs });
+    expect(comparison.throughputRatio['noop-throughput']).toBeCloseTo(0.8);
+    expect(comparison.throughputPairs['noop-throughput']).toEqual([0.5, 0.9, 0.8]);
+    expect(comparison.throughputSpread['noop-throughput']).toBeCloseTo(0.5);
+  });
+
+  it('compares CPU per event role by role (activator vs worker, ingress vs forwarder), median over the pairs', () => {
+    const pair = (activator: number, worker: number) =>
+      pairOf(phase('noop-throughput', 1_000, { activator, ingress: 0.2, 'nats-server': 1 }), phase('noop-throughput', 1_000, { 'baseline-worker': worker, 'baseline-forwarder': 0.1, 'nats-server': 1 }));
+    const pairs = [pair(0.3, 0.1), pair(0.2, 0.1), pair(0.5, 0.1)];
+    const comparison = compareSystems(system('runtime', [pairs[0]!.runtime]), system('baseline', [pairs[0]!.baseline]), { 'noop-throughput': pairs });
+    expect(comparison.cpuRatio.activator).toBeCloseTo(3);
+    expect(comparison.cpuRatio.ingress).toBeCloseTo(2);
+  });
+
+  it('subtracts latencies of the sequential phases, and falls back to one pair without pairs', () => {
+    const comparison = compareSystems(system('runtime', [phase('noop-unloaded', 100, {}, 1.5), phase('model-throughput', 50)]), system('baseline', [phase('noop-unloaded', 100, {}, 1), phase('model-throughput', 100)]));
+    expect(comparison.latencyDeltaMs['noop-unloaded']).toEqual({ p50: 0.5, p99: 1 });
+    expect(comparison.throughputRatio['model-throughput']).toBe(0.5);
+    expect(comparison.throughputSpread['model-throughput']).toBe(0);
+  });
+});
