@@ -121,7 +121,8 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
   }
 
   handle({ seq, traced }: IngestWork): Promise<boolean> {
-    return context.with(traced.context, () => this.forward(traced.decision, seq));
+    // Sampled out, nothing records the scope: forward without it (no AsyncLocalStorage run).
+    return traced.recording ? context.with(traced.context, () => this.forward(traced.decision, seq)) : this.forward(traced.decision, seq);
   }
 
   settle(msg: JsMsg, done: boolean, { traced }: IngestWork): void {

@@ -24,6 +24,7 @@ export { TracingMetrics } from './tracing/tracing-metrics.js';
 export { spanOutcomeMeterProvider, SPAN_PROCESSED_METRIC } from './tracing/span-outcome-meter.js';
 export { derivedTraceId, startSpanInTrace, DerivedTraceIdGenerator } from './tracing/derived-trace-ids.js';
 export { contextFromHeaders, withTraceContext } from './tracing/trace-headers.js';
+export { recordingContext } from './tracing/recording-context.js';
 export { AgentsAttribute, GenAiAttribute, MessagingAttribute } from './tracing/span-attribute.js';
 export { configureKeyAttribute, keyAttribute, keyDigest, KeyAttributeModeError } from './tracing/key-attribute.js';
 export type { KeyAttributeMode } from './tracing/key-attribute.js';

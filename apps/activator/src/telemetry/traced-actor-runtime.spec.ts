@@ -116,4 +116,17 @@ describe('TracedActorRuntime', () => {
     expect(activations[0]?.events.map((e) => e.name)).toContain('retry');
     expect(exporter.getFinishedSpans().filter((s) => s.name === 'state.commit').map((s) => s.status.code)).toEqual([2, 0]);
   });
+
+  it('sampled out (a parent that is not sampled): no child span at all, and the outbox carries the unsampled activation as parent', async () => {
+    exporter.reset();
+    const published: OutboxEntryDoc[] = [];
+    const unsampled = [{ name: 'traceparent', value: `00-${PUBLISHER.traceId}-${PUBLISHER.spanId}-00` }];
+    const outcome = await runtime(new MapStore(), published, new RuntimeMetrics({ defaultMetrics: false })).process(element(9, unsampled), scope);
+    expect(outcome.kind).toBe('applied');
+    // Children started from the empty context would have rooted traces of their own.
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    const traceparent = published[0]?.headers.find((h) => h.name === 'traceparent')?.value;
+    expect(traceparent).toMatch(new RegExp(`^00-${PUBLISHER.traceId}-[0-9a-f]{16}-00$`));
+    expect(traceparent).not.toContain(PUBLISHER.spanId);
+  });
 });

@@ -72,7 +72,6 @@ export class TracedActorRuntime extends ActorRuntime {
         kind: SpanKind.CONSUMER,
         attributes: {
           [AgentsAttribute.Agent]: scope.agent,
-          [AgentsAttribute.Key]: keyAttribute(token),
           [AgentsAttribute.Partition]: this.telemetry.partitionOf(token),
           [AgentsAttribute.InboxSeq]: element.inboxSeq,
           [AgentsAttribute.ElementKind]: element.payload.kind,
@@ -88,11 +87,20 @@ export class TracedActorRuntime extends ActorRuntime {
       () => derivedTraceId('inbox', scope.stateKey, element.inboxSeq),
     );
     const active = trace.setSpan(parent, span);
+    // The outbox carries the activation's traceparent either way, so what it causes follows the
+    // same sampling decision (parent-based) downstream.
     const traced: InboxElement = { ...element, headers: withTraceContext(element.headers, active) };
+    const recording = span.isRecording();
+    // The key's digest is a hash per element: only for a span that keeps it.
+    if (recording) span.setAttribute(AgentsAttribute.Key, keyAttribute(token));
     try {
-      const outcome = await context.with(active, () => withLogFields({ agent: scope.agent, key: token }, () => super.process(traced, scope)));
-      // A span that records nothing (tracing off, or sampled out) drops attributes and status.
-      if (span.isRecording()) this.describe(span, outcome);
+      // Sampled out, nothing records the scope or its log fields: run without them (no
+      // AsyncLocalStorage run per element; child spans are only started under a recording parent).
+      const outcome = recording
+        ? await context.with(active, () => withLogFields({ agent: scope.agent, key: token }, () => super.process(traced, scope)))
+        : await super.process(traced, scope);
+      // A span that records nothing (sampled out) drops attributes and status.
+      if (recording) this.describe(span, outcome);
       this.time(scope.agent, outcome, (performance.now() - started) / 1_000);
       return outcome;
     } catch (thrown) {

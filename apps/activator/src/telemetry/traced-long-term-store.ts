@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ensureError, type LongTermRecord, type LongTermStore } from '#core';
-import { AgentsAttribute, type RuntimeMetrics } from '#telemetry';
+import { AgentsAttribute, recordingContext, type RuntimeMetrics } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
@@ -11,17 +11,18 @@ import { activatorTracer } from './activator-tracer.js';
  */
 export function tracedLongTermStore(inner: LongTermStore, metrics: RuntimeMetrics): LongTermStore {
   const upsert = async (records: readonly LongTermRecord[]): Promise<void> => {
-    const span = activatorTracer.startSpan('longterm.flush', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.LongTermRecords]: records.length } }, context.active());
+    const parent = recordingContext();
+    const span = parent === undefined ? undefined : activatorTracer.startSpan('longterm.flush', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.LongTermRecords]: records.length } }, parent);
     try {
       // Active while the request goes out, so the memory-store's span is this span's child.
-      await context.with(trace.setSpan(context.active(), span), () => inner.upsert(records));
+      await (parent === undefined || span === undefined ? inner.upsert(records) : context.with(trace.setSpan(parent, span), () => inner.upsert(records)));
       count(metrics, records, 'ok');
     } catch (thrown) {
       count(metrics, records, 'failed');
-      span.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
+      span?.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
       throw thrown;
     } finally {
-      span.end();
+      span?.end();
     }
   };
   return new Proxy(inner, {

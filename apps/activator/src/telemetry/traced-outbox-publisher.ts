@@ -1,6 +1,6 @@
-import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { ensureError, HeaderName, type OutboxEntryDoc, type OutboxPublisher } from '#core';
-import { AgentsAttribute, MessagingAttribute, type RuntimeMetrics } from '#telemetry';
+import { AgentsAttribute, MessagingAttribute, recordingContext, type RuntimeMetrics } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
@@ -9,7 +9,8 @@ import { activatorTracer } from './activator-tracer.js';
  * (`agents_intents_published_total`, the other side of the emitted = published identity). A
  * publish that fails counts nothing; its retry through the duplicate path counts once it lands.
  * The entries keep the headers they were committed with: their `traceparent` names the activation
- * that committed them, so the effector's span is that activation's child.
+ * that committed them, so the effector's span is that activation's child. Outside a recording
+ * activation (sampled out, or tracing off) there is no span; the counts are kept all the same.
  */
 export class TracedOutboxPublisher implements OutboxPublisher {
   private readonly intentPrefixes: readonly string[];
@@ -24,7 +25,11 @@ export class TracedOutboxPublisher implements OutboxPublisher {
 
   async publish(entries: readonly OutboxEntryDoc[]): Promise<void> {
     const intents = entries.filter((entry) => this.intentPrefixes.some((p) => entry.subject.startsWith(p)));
-    const span = activatorTracer.startSpan(
+    const parent = recordingContext();
+    const span: Span | undefined =
+      parent === undefined
+        ? undefined
+        : activatorTracer.startSpan(
       'outbox.publish',
       {
         kind: SpanKind.PRODUCER,
@@ -36,7 +41,7 @@ export class TracedOutboxPublisher implements OutboxPublisher {
           [AgentsAttribute.Intents]: intents.length,
         },
       },
-      context.active(),
+      parent,
     );
     try {
       await this.inner.publish(entries);
@@ -45,10 +50,10 @@ export class TracedOutboxPublisher implements OutboxPublisher {
         this.metrics.intentsPublished.inc({ agent });
       }
     } catch (thrown) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
+      span?.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
       throw thrown;
     } finally {
-      span.end();
+      span?.end();
     }
   }
 }

@@ -1,18 +1,21 @@
-import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { CommitConflict, ensureError, type StateStore, type StoredActor } from '#core';
-import { AgentsAttribute } from '#telemetry';
+import { AgentsAttribute, recordingContext } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
  * A {@link StateStore} that records each KV read (`state.load`) and compare-and-set write
  * (`state.commit`) as a child span of the running activation. Behaviour is the inner store's: the
  * same results, the same errors (a lost CAS is marked on the span as `conflict` and re-thrown).
+ * Outside a recording activation (sampled out, or tracing off) it is the inner store, span-free.
  */
 export class TracedStateStore implements StateStore {
   constructor(private readonly inner: StateStore) {}
 
   async load(stateKey: string): Promise<StoredActor | undefined> {
-    const span = activatorTracer.startSpan('state.load', { kind: SpanKind.CLIENT }, context.active());
+    const parent = recordingContext();
+    if (parent === undefined) return this.inner.load(stateKey);
+    const span = activatorTracer.startSpan('state.load', { kind: SpanKind.CLIENT }, parent);
     try {
       const stored = await this.inner.load(stateKey);
       if (stored !== undefined) span.setAttribute(AgentsAttribute.StateRevision, stored.revision);
@@ -26,7 +29,9 @@ export class TracedStateStore implements StateStore {
   }
 
   async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
-    const span = activatorTracer.startSpan('state.commit', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.StateBytes]: bytes.length } }, context.active());
+    const parent = recordingContext();
+    if (parent === undefined) return this.inner.commit(stateKey, bytes, expectedRevision);
+    const span = activatorTracer.startSpan('state.commit', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.StateBytes]: bytes.length } }, parent);
     try {
       const revision = await this.inner.commit(stateKey, bytes, expectedRevision);
       span.setAttribute(AgentsAttribute.StateRevision, revision);

@@ -1,6 +1,6 @@
-import { context, SpanKind, trace } from '@opentelemetry/api';
+import { SpanKind, trace } from '@opentelemetry/api';
 import type { ActivationReport, ActorRuntimeObserver, ErrorReason, ModelCallRecord } from '#core';
-import { AgentsAttribute, GenAiAttribute } from '#telemetry';
+import { AgentsAttribute, GenAiAttribute, recordingContext } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /** Epoch milliseconds with sub-millisecond precision (span timestamps). */
@@ -60,6 +60,8 @@ export class TracingObserver implements ActorRuntimeObserver {
 
   modelCall(stateKey: string, call: ModelCallRecord): void {
     this.inner?.modelCall?.(stateKey, call);
+    const parent = recordingContext();
+    if (parent === undefined) return;
     const end = nowMs();
     const span = activatorTracer.startSpan(
       `chat ${call.model}`,
@@ -77,7 +79,7 @@ export class TracingObserver implements ActorRuntimeObserver {
           ...(call.completionTokens !== undefined ? { [GenAiAttribute.OutputTokens]: call.completionTokens } : {}),
         },
       },
-      context.active(),
+      parent,
     );
     span.end(end);
   }

@@ -49,7 +49,6 @@ export class TracedIntentProcessor extends IntentProcessor {
       ...(intent !== undefined
         ? { [AgentsAttribute.IntentId]: intent.intentId, [AgentsAttribute.Agent]: intent.agent, [AgentsAttribute.Tool]: intent.toolName, [AgentsAttribute.Seq]: intent.seq }
         : {}),
-      ...(key !== undefined ? { [AgentsAttribute.Key]: keyAttribute(key) } : {}),
     };
     const span = startSpanInTrace(
       effectorTracer,
@@ -58,12 +57,18 @@ export class TracedIntentProcessor extends IntentProcessor {
       parent,
       () => stored ?? derivedTraceId('intent', intent?.intentId ?? `${delivery.subject}|${delivery.publishedAtMs}`),
     );
+    const recording = span.isRecording();
+    // The key's digest is a hash per intent: only for a span that keeps it.
+    if (recording && key !== undefined) span.setAttribute(AgentsAttribute.Key, keyAttribute(key));
     const active = trace.setSpan(parent, span);
     const traced: DecodedDelivery = { ...decoded, delivery: { ...delivery, headers: withTraceContext(delivery.headers, active) } };
     try {
-      const outcome = await context.with(active, () =>
-        withLogFields({ ...(intent !== undefined ? { agent: intent.agent, intent: intent.intentId } : {}), ...(key !== undefined ? { key } : {}) }, () => super.process(traced, scope)),
-      );
+      // Sampled out, nothing records the scope or its log fields: run without them (no AsyncLocalStorage run).
+      const outcome = recording
+        ? await context.with(active, () =>
+            withLogFields({ ...(intent !== undefined ? { agent: intent.agent, intent: intent.intentId } : {}), ...(key !== undefined ? { key } : {}) }, () => super.process(traced, scope)),
+          )
+        : await super.process(traced, scope);
       span.setAttribute(AgentsAttribute.Outcome, outcome.kind);
       if (outcome.kind === 'published') {
         span.setAttributes({ [AgentsAttribute.ResultStatus]: statusName(outcome.status), [AgentsAttribute.Executed]: outcome.executed });

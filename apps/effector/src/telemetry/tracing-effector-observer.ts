@@ -1,6 +1,6 @@
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ToolResultStatus, type ErrorReason } from '#core';
-import { AgentsAttribute } from '#telemetry';
+import { AgentsAttribute, recordingContext } from '#telemetry';
 import type { EffectorObserver, StoreOperation } from '../effector-observer.js';
 import { statusName } from '../tool-verdict.js';
 import { effectorTracer } from './effector-tracer.js';
@@ -73,8 +73,11 @@ export class TracingEffectorObserver implements EffectorObserver {
   }
 
   private toolSpan(tool: string, durationMs: number, attributes: Record<string, string | number>, failure: string | undefined): void {
+    // Only under a recording intent span: from the empty context it would root an orphan trace.
+    const parent = recordingContext();
+    if (parent === undefined) return;
     const end = nowMs();
-    const span = effectorTracer.startSpan(`tool ${tool}`, { kind: SpanKind.INTERNAL, startTime: end - durationMs, attributes: { [AgentsAttribute.Tool]: tool, ...attributes } }, context.active());
+    const span = effectorTracer.startSpan(`tool ${tool}`, { kind: SpanKind.INTERNAL, startTime: end - durationMs, attributes: { [AgentsAttribute.Tool]: tool, ...attributes } }, parent);
     if (failure !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
     span.end(end);
   }

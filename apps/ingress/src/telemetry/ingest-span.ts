@@ -13,6 +13,8 @@ export interface IngestTrace {
   readonly decision: IngestDecision;
   /** The context to forward in (the ingest span active). */
   readonly context: Context;
+  /** The span records (sampled in): only then is the forward run inside {@link context}. */
+  readonly recording: boolean;
   /** Ends the span with the message's outcome and counts it (forwarded, refused or abandoned). */
   finish(done: boolean): void;
 }
@@ -44,17 +46,20 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
         [AgentsAttribute.IngestSeq]: msg.seq,
         [AgentsAttribute.Deliveries]: deliveries,
         [AgentsAttribute.Redelivered]: deliveries > 1,
-        ...(decision.kind === 'forward' ? { [AgentsAttribute.Key]: keyAttribute(decision.token) } : {}),
       },
     },
     parent,
     () => derivedTraceId('ingest', stream, msg.seq),
   );
+  const recording = span.isRecording();
+  // The key's digest is a hash per message: only for a span that keeps it.
+  if (recording && decision.kind === 'forward') span.setAttribute(AgentsAttribute.Key, keyAttribute(decision.token));
   const context = trace.setSpan(parent, span);
   const carried: IngestDecision = decision.kind === 'forward' ? { ...decision, headers: withTraceContext(decision.headers, context) } : decision;
   return {
     decision: carried,
     context,
+    recording,
     finish(done: boolean): void {
       const outcome = !done ? 'abandoned' : decision.kind === 'forward' ? 'forwarded' : 'refused';
       span.setAttribute(AgentsAttribute.Outcome, outcome);
