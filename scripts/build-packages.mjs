@@ -46,6 +46,12 @@ function packageAliases(packages, self) {
   return aliases;
 }
 
+/** True for a TypeScript source of the repository's libs (pure on import), not its generated JavaScript. */
+function isOwnLibSource(id) {
+  const path = id.replaceAll('\\', '/');
+  return path.startsWith(`${root.replaceAll('\\', '/')}/libs/`) && path.endsWith('.ts');
+}
+
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** Bare package name of a specifier (`@scope/name/sub` → `@scope/name`). */
@@ -105,7 +111,9 @@ async function build(pkg, packages) {
     resolve: { conditionNames: ['source', 'node', 'import', 'default'] },
     plugins: [boundaries(packageAliases(packages, pkg)), dts({ tsconfig: false, compilerOptions: declarationOptions })],
     // An external package is never imported for its side effects alone: a bundle keeps no import whose bindings it dropped.
-    treeshake: { moduleSideEffects: (_id, external) => !external },
+    // The repository's own libs have no side effects on import (house style), so a module none of
+    // whose bindings is used is dropped whole: the SDK's bundle then holds no protobuf codec.
+    treeshake: { moduleSideEffects: (id, external) => !external && !isOwnLibSource(id) },
     checks: { pluginTimings: false },
     logLevel: 'warn',
   });

@@ -55,10 +55,12 @@ export {
 // agent contract
 export { AGENT_NAME_PATTERN, isAgentDefinition } from './agent/agent-definition.js';
 export type { AgentDefinition, AgentHandler, EventValidator } from './agent/agent-definition.js';
+export { parseEvent, eventProblem, describeIssues } from './agent/event-schema.js';
+export type { ParsedEvent } from './agent/event-schema.js';
 export { isOutcome } from './agent/outcome.js';
 export type { Outcome, Complete, Suspend, SuspendOptions, OutputValue } from './agent/outcome.js';
 export type { ActivationContext } from './agent/activation-context.js';
-export type { ToolResultView, ApprovalView, ToolResultStatusName } from './agent/resume-views.js';
+export type { ToolResultView, ApprovalView, ToolResultStatusName, TypedToolResult } from './agent/resume-views.js';
 export { resolveSuspensionPolicy, DEFAULT_APPROVAL_CHANNEL } from './agent/suspension-policy.js';
 export type { SuspensionPolicy, ResolvedSuspensionPolicy } from './agent/suspension-policy.js';
 export type { WorkingMemoryApi, AppendOptions } from './agent/working-memory-api.js';
@@ -154,7 +156,7 @@ export { REPLAY_CACHE_MAX_ENTRIES, REPLAY_CACHE_TTL_MS, REPLAY_CACHE_BLOB_CAP_BY
 
 // tools (inline read-only tools and effector-run side-effecting tools)
 export { TOOL_NAME_PATTERN, isToolDefinition } from './tools/tool-definition.js';
-export type { ToolDefinition, AnyToolDefinition, ArgumentSchema, StandardResult, IntentInfo, ToolCallContext, ToolReturn } from './tools/tool-definition.js';
+export type { ToolDefinition, AnyToolDefinition, ArgumentSchema, StandardSchema, StandardResult, TypedTool, IntentInfo, ToolCallContext, ToolReturn } from './tools/tool-definition.js';
 export { ToolError, ToolNotFoundError, ToolArgumentError, SideEffectToolError } from './tools/tool-errors.js';
 export { validateArguments } from './tools/validate-arguments.js';
 
@@ -181,3 +183,20 @@ export { DivergenceSubject, DivergenceProblem } from './snapshot/replay-divergen
 export type { ReplayDivergence } from './snapshot/replay-divergence.js';
 export { CacheOnlyProvider, ReplayCacheMiss } from './snapshot/cache-only-provider.js';
 export type { CacheMissRecord } from './snapshot/cache-only-provider.js';
+
+// test doubles and the offline replay check: pure, side-effect free; the test kit (#testing,
+// `@nats-agents/testing`) re-exports them, and the project's own specs use the same ones.
+export { ManualTimers, flushMicrotasks } from './testing/manual-timers.js';
+export { InMemoryStateStore, InjectedStoreFault } from './testing/in-memory-state-store.js';
+export type { CommitFault, StoreWrite } from './testing/in-memory-state-store.js';
+export { RecordingOutboxPublisher, InjectedPublishFault } from './testing/recording-outbox-publisher.js';
+export { ScriptedModelProvider, deferred } from './testing/scripted-model-provider.js';
+export type { ModelScript, Deferred } from './testing/scripted-model-provider.js';
+export { ActorHarness } from './testing/actor-runtime-harness.js';
+export type { HarnessOptions } from './testing/actor-runtime-harness.js';
+export { RecordingObserver } from './testing/recording-observer.js';
+export { T0, utf8Bytes, eventElement, resultElement, approvalElement, timerElement, timerFiring } from './testing/inbox-elements.js';
+export type { ElementOptions, ResultOptions, ApprovalOptions, TimerOptions } from './testing/inbox-elements.js';
+export { testAddressing } from './testing/test-addressing.js';
+export { checkAgainstSnapshot, snapshotOfRecordedKey } from './testing/key-snapshot-check.js';
+export type { SnapshotCheckOptions, RecordedKey } from './testing/key-snapshot-check.js';

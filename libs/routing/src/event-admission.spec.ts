@@ -1,6 +1,7 @@
 // The admission rules are shared by ingress and the activator's direct path; pure, so each refusal's reason and detail is pinned here once.
 import { ErrorReason, type AgentDefinition } from '#core';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { admitAgent, eventRefusal, keyRefusal, payloadRefusal, screenEvent } from './event-admission.js';
 
 const utf8 = new TextEncoder();
@@ -51,5 +52,20 @@ describe('event admission', () => {
     expect(event('picky', '123456789', 'x'.repeat(99))?.reason).toBe(ErrorReason.KeyInvalid);
     expect(event('picky', 'k', 'x'.repeat(99))?.reason).toBe(ErrorReason.PayloadTooLarge);
     expect(event('picky', 'k', 'x')?.reason).toBe(ErrorReason.MalformedInput);
+  });
+
+  it('refuses an event failing the agent\'s Standard Schema as malformed_input naming every issue', () => {
+    const typed = { name: 'typed', handler, event: z.object({ orderId: z.string(), amount: z.number().positive() }) } as AgentDefinition;
+    expect(eventRefusal(typed, utf8.encode('{"orderId":"o-1","amount":5}'))).toBeUndefined();
+    expect(eventRefusal(typed, utf8.encode('{"amount":-1}'))).toEqual({
+      reason: ErrorReason.MalformedInput,
+      detail: expect.stringMatching(/orderId: .*; amount: /),
+    });
+    expect(eventRefusal(typed, utf8.encode('{nope'))?.detail).toMatch(/^the event is not JSON/);
+  });
+
+  it('leaves an asynchronously validating schema to the activator', () => {
+    const later = { name: 'later', handler, event: { '~standard': { validate: () => Promise.resolve({ issues: [{ message: 'no' }] }) } } } as AgentDefinition;
+    expect(eventRefusal(later, utf8.encode('{}'))).toBeUndefined();
   });
 });

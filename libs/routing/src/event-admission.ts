@@ -5,7 +5,7 @@
  * and detail. Each rule is a pure function of its input; none throws for bad input.
  * Pure: no side effects on import.
  */
-import { ErrorReason, type AgentDefinition, type ElementRefusal } from '#core';
+import { ErrorReason, eventProblem, type AgentDefinition, type ElementRefusal } from '#core';
 import { validateEntityKey } from './key-token.js';
 
 /** The limits an inbound event must respect (`ingress.*` of the runtime configuration). */
@@ -48,10 +48,16 @@ export function payloadRefusal(bytes: number, limits: Pick<EventLimits, 'maxEven
 }
 
 /**
- * `malformed_input` when the agent's optional `validateEvent` names a problem. A validator that
- * throws refuses too (its message becomes the detail): a buggy validator must not wedge a key.
+ * `malformed_input` when the event fails the agent's `event` schema (not JSON, or the schema's
+ * issues, all named) or its optional `validateEvent` names a problem. A validator that throws
+ * refuses too (its message becomes the detail): a buggy validator must not wedge a key. A schema
+ * that validates asynchronously is left to the activator, which refuses with the same detail.
  */
 export function eventRefusal(agent: AgentDefinition, event: Uint8Array): ElementRefusal | undefined {
+  if (agent.event !== undefined) {
+    const problem = eventProblem(agent.event, event);
+    if (problem !== undefined && problem !== 'async') return { reason: ErrorReason.MalformedInput, detail: problem };
+  }
   if (agent.validateEvent === undefined) return undefined;
   let problem: string | undefined;
   try {

@@ -1,4 +1,4 @@
-import { AGENT_NAME_PATTERN, type AgentDefinition } from '#core';
+import { AGENT_NAME_PATTERN, type AgentDefinition, type StandardSchema } from '#core';
 
 /**
  * Declares an agent. A typed identity over the plain object `{ name, handler }`: an agent module
@@ -18,14 +18,34 @@ import { AGENT_NAME_PATTERN, type AgentDefinition } from '#core';
  *     return complete({ count });
  *   },
  * });
- * @throws TypeError when the name is not a valid agent name (it is a NATS subject token), or
- * `shards` (hot-key sharding, memory-free agents only) is not a positive integer.
+ * With an `event` schema (any Standard Schema: zod, valibot, arktype) `ctx.event` is the parsed,
+ * typed event; without one it is the event's bytes.
+ *
+ * @example
+ * const Refund = z.object({ orderId: z.string(), amount: z.number().positive() });
+ * export default defineAgent({
+ *   name: 'refund',
+ *   event: Refund,
+ *   handler(ctx) {
+ *     const amount = ctx.event?.amount ?? 0; // number
+ *     return complete({ amount });
+ *   },
+ * });
+ * @throws TypeError when the name is not a valid agent name (it is a NATS subject token), `event`
+ * is not a Standard Schema, or `shards` (hot-key sharding, memory-free agents only) is not a
+ * positive integer.
  */
-export function defineAgent<const T extends AgentDefinition>(definition: T): T {
+export function defineAgent<TEvent>(definition: AgentDefinition<TEvent> & { readonly event: StandardSchema<TEvent> }): AgentDefinition<TEvent>;
+export function defineAgent(definition: AgentDefinition<Uint8Array> & { readonly event?: undefined }): AgentDefinition<Uint8Array>;
+export function defineAgent(definition: AgentDefinition): AgentDefinition {
   if (!AGENT_NAME_PATTERN.test(definition.name)) {
     throw new TypeError(`agent name '${definition.name}' must match ${AGENT_NAME_PATTERN.source}`);
   }
   if (typeof definition.handler !== 'function') throw new TypeError(`agent '${definition.name}' needs a handler function`);
+  const standard = (definition.event as { readonly '~standard'?: { readonly validate?: unknown } } | undefined)?.['~standard'];
+  if (definition.event !== undefined && typeof standard?.validate !== 'function') {
+    throw new TypeError(`agent '${definition.name}' has an event schema that is not a Standard Schema (zod, valibot, arktype, …)`);
+  }
   if (definition.shards !== undefined && !(Number.isSafeInteger(definition.shards) && definition.shards >= 1)) {
     throw new TypeError(`agent '${definition.name}' has shards = ${String(definition.shards)}; it must be a positive integer`);
   }

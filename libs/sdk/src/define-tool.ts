@@ -26,6 +26,10 @@ import { TOOL_NAME_PATTERN, type ToolDefinition } from '#core';
  *     return payments.charge(args, { idempotencyKey: intent?.intentId, apiKey: secret?.('env:PAYMENTS_KEY'), signal });
  *   },
  * });
+ * With an `output` schema the agent's resumed result is typed and checked: `ctx.toolResult(tool)`.
+ * Agents stage the intent with the definition itself, `ctx.act(tool, args)`, so the arguments are
+ * typed by `schema`; `toolDeclarations([tool])` describes it to a model.
+ *
  * @throws TypeError when the name is not a valid tool name (it is a NATS subject token), the
  * handler is not a function or `sideEffect` is not a boolean.
  */
@@ -35,5 +39,7 @@ export function defineTool<A = unknown, R = unknown>(definition: ToolDefinition<
   }
   if (typeof definition.handler !== 'function') throw new TypeError(`tool '${definition.name}' needs a handler function`);
   if (typeof definition.sideEffect !== 'boolean') throw new TypeError(`tool '${definition.name}' must say whether it has side effects (sideEffect: true | false)`);
+  const output = (definition.output as { readonly '~standard'?: { readonly validate?: unknown } } | undefined)?.['~standard'];
+  if (definition.output !== undefined && typeof output?.validate !== 'function') throw new TypeError(`tool '${definition.name}' has an output schema that is not a Standard Schema`);
   return definition;
 }

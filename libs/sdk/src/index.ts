@@ -9,6 +9,8 @@
 export { defineAgent } from './define-agent.js';
 export { defineTool } from './define-tool.js';
 export { complete, suspend } from './outcomes.js';
+export { toolDeclarations, toolParameters } from './tool-declarations.js';
+export type { ToolDeclarationFormat } from './tool-declarations.js';
 export type {
   AgentDefinition,
   AgentHandler,
@@ -27,7 +29,12 @@ export type {
   JsonValue,
   ToolDefinition,
   ArgumentSchema,
+  StandardSchema,
   StandardResult,
+  TypedTool,
+  TypedToolResult,
+  ToolCall,
+  StopReason,
   ToolCallContext,
   IntentInfo,
 } from '#core';

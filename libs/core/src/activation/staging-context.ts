@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { ActivationContext } from '../agent/activation-context.js';
 import type { OutputValue } from '../agent/outcome.js';
-import type { ApprovalView, ToolResultView } from '../agent/resume-views.js';
+import type { ApprovalView, ToolResultView, TypedToolResult } from '../agent/resume-views.js';
+import { describeIssues } from '../agent/event-schema.js';
+import { TerminalError } from '../errors/runtime-error.js';
 import { DEFAULT_APPROVAL_CHANNEL, type ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
 import { IntentKind, type ToolIntentDoc } from '../actor/actor-document.js';
 import { intentId } from '../ids/intent-id.js';
@@ -12,7 +14,7 @@ import { BudgetExceeded, checkTokenBudget, tallyTokens, type TokenBudget } from 
 import type { WorkingMemory } from '../memory/working-memory.js';
 import type { ReplayCache } from '../replay/replay-cache.js';
 import { replayCacheKey } from '../replay/replay-cache-key.js';
-import { TOOL_NAME_PATTERN, type AnyToolDefinition } from '../tools/tool-definition.js';
+import { TOOL_NAME_PATTERN, type AnyToolDefinition, type ToolDefinition, type TypedTool } from '../tools/tool-definition.js';
 import { SideEffectToolError, ToolArgumentError, ToolNotFoundError } from '../tools/tool-errors.js';
 import { validateArguments } from '../tools/validate-arguments.js';
 import type { AttemptMemo } from './attempt-memo.js';
@@ -31,6 +33,8 @@ export interface StagingContextInit {
   readonly key: Uint8Array;
   readonly seq: number;
   readonly event: Uint8Array | undefined;
+  /** The event parsed and validated by the agent's `event` schema (then `ctx.event` is this value). */
+  readonly parsedEvent?: { readonly value: unknown };
   readonly eventTimeMs: number;
   readonly stepIndex: number;
   readonly memory: WorkingMemory;
@@ -48,6 +52,8 @@ export interface StagingContextInit {
   readonly monotonicMs: () => number;
   /** Present on a resume. */
   readonly resume?: ResumeInput;
+  /** On a resume by a tool result: the tool its intent named (absent when not known, e.g. a deadline denial). */
+  readonly resumeToolName?: string;
   /** The agent's declared tools (inline read-only tools; names `act` may use). */
   readonly tools?: readonly AnyToolDefinition[];
   readonly policy: ResolvedSuspensionPolicy;
@@ -73,7 +79,7 @@ export class StagingContext implements ActivationContext {
   readonly agent: string;
   readonly key: Uint8Array;
   readonly seq: number;
-  readonly event: Uint8Array | undefined;
+  readonly event: unknown;
   readonly eventTimeMs: number;
   readonly isResume: boolean;
   readonly resumeResult: ToolResultView | undefined;
@@ -82,6 +88,8 @@ export class StagingContext implements ActivationContext {
   readonly snapshot: Uint8Array | undefined;
   readonly memory: WorkingMemory;
 
+  private readonly eventBytes: Uint8Array | undefined;
+  private readonly resumeToolName: string | undefined;
   private readonly budget: TokenBudget | undefined;
   private readonly keyWindowTokens: number | undefined;
   private refusal: BudgetExceeded | undefined;
@@ -104,7 +112,9 @@ export class StagingContext implements ActivationContext {
     this.agent = init.agent;
     this.key = init.key;
     this.seq = init.seq;
-    this.event = init.event;
+    this.eventBytes = init.event;
+    this.resumeToolName = init.resumeToolName;
+    this.event = init.parsedEvent === undefined ? init.event : init.parsedEvent.value;
     this.eventTimeMs = init.eventTimeMs;
     this.isResume = init.resume !== undefined;
     this.resumeResult = init.resume?.result;
@@ -139,8 +149,8 @@ export class StagingContext implements ActivationContext {
   }
 
   eventText(): string {
-    if (this.event === undefined) throw new EventDecodeError('this activation has no event (it is a resume or a timer)');
-    return utf8.decode(this.event);
+    if (this.eventBytes === undefined) throw new EventDecodeError('this activation has no event (it is a resume or a timer)');
+    return utf8.decode(this.eventBytes);
   }
 
   snapshotJson<T = unknown>(): T | undefined {
@@ -154,15 +164,30 @@ export class StagingContext implements ActivationContext {
     if (bytes.length > 0) this.stagedOutputs.push(bytes);
   }
 
-  act(tool: string, args: JsonValue = {}, options: { readonly ttlMs?: number } = {}): string {
+  act(tool: string, args?: JsonValue, options?: { readonly ttlMs?: number }): string;
+  act<A>(tool: ToolDefinition<A, unknown>, args: A, options?: { readonly ttlMs?: number }): string;
+  act(named: string | AnyToolDefinition, args: unknown = {}, options: { readonly ttlMs?: number } = {}): string {
     this.assertLive();
+    const tool = typeof named === 'string' ? named : named.name;
     if (!TOOL_NAME_PATTERN.test(tool)) throw new ToolNotFoundError(tool, `'${tool}' is not a valid tool name (${TOOL_NAME_PATTERN.source})`);
     const declared = this.tools.get(tool);
     if (this.tools.size > 0 && declared === undefined) throw new ToolNotFoundError(tool, `agent '${this.agent}' declares no tool '${tool}'`);
     if (declared !== undefined && !declared.sideEffect) {
       throw new SideEffectToolError(tool, `'${tool}' is read-only: call it inline with ctx.runTool, not as an intent`);
     }
-    return this.stage(IntentKind.Tool, tool, args, options.ttlMs, StagedEvent.IntentEmitted);
+    return this.stage(IntentKind.Tool, tool, args as JsonValue, options.ttlMs, StagedEvent.IntentEmitted);
+  }
+
+  toolResult<R>(tool: TypedTool<R>): TypedToolResult<R> | undefined {
+    const result = this.resumeResult;
+    if (result === undefined || (this.resumeToolName !== undefined && this.resumeToolName !== tool.name)) return undefined;
+    if (result.status !== 'ok') return { status: result.status, intentId: result.intentId, errorMessage: result.errorMessage };
+    const value = result.json();
+    if (tool.output === undefined) return { status: 'ok', intentId: result.intentId, value: value as R };
+    const checked = tool.output['~standard'].validate(value);
+    if (checked instanceof Promise) throw new TypeError(`the output schema of tool '${tool.name}' validates asynchronously; ctx.toolResult needs a synchronous one`);
+    if (checked.issues !== undefined) throw new TerminalError(`the result of tool '${tool.name}' does not match its output schema: ${describeIssues(checked.issues)}`);
+    return { status: 'ok', intentId: result.intentId, value: checked.value };
   }
 
   requestApproval(args: JsonValue = {}, options: { readonly channel?: string; readonly ttlMs?: number } = {}): string {

@@ -18,6 +18,7 @@ import { ErrorReason } from '../vocabulary/error-reason.js';
 import { TimerKind, type ActorDocument, type CacheBlobDoc, type ContinuationDoc, type OutboxEntryDoc, type ToolIntentDoc } from './actor-document.js';
 import type { ApplyDeps, ApplyResult } from './apply-result.js';
 import { recordFailure } from './failure-record.js';
+import { parseEvent } from '../agent/event-schema.js';
 import type { InboxElement } from './inbox-element.js';
 import { intentEntry, outputEntries, traceHeaders } from './outbox-entries.js';
 import { deadlineTimerId, withIdleTtl, withoutDeadline } from './suspension-timers.js';
@@ -72,11 +73,21 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     ...(longterm ? { longterm } : {}),
   });
   const keyWindow = deps.agent.budget?.tokensPerKey;
+  // A typed agent sees its event parsed and validated; an event failing the schema never runs it.
+  let parsedEvent: { readonly value: unknown } | undefined;
+  if (plan.event !== undefined && deps.agent.event !== undefined) {
+    const parsed = await parseEvent(deps.agent.event, plan.event);
+    if (!parsed.ok) return recordFailure(plan.failureBase ?? base, element, plan.lastAppliedSeq, ErrorReason.MalformedInput, parsed.problem, deps, 'failed', undefined);
+    parsedEvent = { value: parsed.value };
+  }
+  const answeredIntent = plan.resume?.result?.intentId;
+  const resumeToolName = answeredIntent === undefined ? undefined : base.pending.find((i) => i.intentId === answeredIntent)?.toolName;
   const ctx = new StagingContext({
     agent,
     key: element.entityKey,
     seq: plan.seq,
     event: plan.event,
+    ...(parsedEvent ? { parsedEvent } : {}),
     eventTimeMs: element.eventTimeMs,
     stepIndex: plan.stepIndex,
     memory,
@@ -90,6 +101,7 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     monotonicMs: deps.monotonicMs,
     policy,
     ...(plan.resume ? { resume: plan.resume } : {}),
+    ...(resumeToolName !== undefined ? { resumeToolName } : {}),
     ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
     ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
     ...(deps.agent.budget ? { budget: deps.agent.budget } : {}),

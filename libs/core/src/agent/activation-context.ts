@@ -1,7 +1,8 @@
 import type { JsonValue } from '../json/canonical-json.js';
 import type { ModelRequest, ModelResponse } from '../model/model-request.js';
 import type { OutputValue } from './outcome.js';
-import type { ApprovalView, ToolResultView } from './resume-views.js';
+import type { ToolDefinition, TypedTool } from '../tools/tool-definition.js';
+import type { ApprovalView, ToolResultView, TypedToolResult } from './resume-views.js';
 import type { WorkingMemoryApi } from './working-memory-api.js';
 
 /**
@@ -12,7 +13,7 @@ import type { WorkingMemoryApi } from './working-memory-api.js';
  * so an agent that only uses what is here (no wall clock, no randomness of its own) walks the
  * same path and stages byte-identical effects.
  */
-export interface ActivationContext {
+export interface ActivationContext<TEvent = unknown> {
   /** The agent's name. */
   readonly agent: string;
   /** The entity key, verbatim bytes. */
@@ -21,8 +22,11 @@ export interface ActivationContext {
   readonly keyText: string;
   /** The activation's seq: committed attempts on this key before it (a resume keeps its start's seq). */
   readonly seq: number;
-  /** The triggering event's bytes; undefined on resumes and timer routes. */
-  readonly event: Uint8Array | undefined;
+  /**
+   * The triggering event: its bytes, or the parsed, validated value when the agent declares an
+   * `event` schema. Undefined on resumes and timer routes.
+   */
+  readonly event: TEvent | undefined;
   /** The event parsed as JSON. Throws `EventDecodeError` when it is not JSON (the activation then fails closed). */
   eventJson<T = unknown>(): T;
   /** The event decoded as UTF-8 text. */
@@ -58,6 +62,18 @@ export interface ActivationContext {
    * agent after `suspend()`. Advances the step index.
    */
   act(tool: string, args?: JsonValue, options?: { readonly ttlMs?: number }): string;
+  /**
+   * The typed form: the tool's definition instead of its name, arguments typed by its `schema`.
+   * Stages the same intent as `act(tool.name, args)` (same id, same bytes).
+   */
+  act<A>(tool: ToolDefinition<A, unknown>, args: A, options?: { readonly ttlMs?: number }): string;
+  /**
+   * On a resume by a result of `tool`'s intent: that result with its value typed (and checked) by
+   * the tool's `output` schema; `undefined` on any other activation. A value failing the output
+   * schema throws a `TerminalError` naming the issues (the activation fails closed). The output
+   * schema must validate synchronously.
+   */
+  toolResult<R>(tool: TypedTool<R>): TypedToolResult<R> | undefined;
   /**
    * Stages a request for a human decision (published on `agents.approval-requests.<agent>.<key>`)
    * and returns its intent id. Its tool name is `options.channel`, default `approval` (the policy's

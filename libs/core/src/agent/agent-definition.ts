@@ -1,12 +1,15 @@
 import type { TokenBudget } from '../model/token-budget.js';
-import type { AnyToolDefinition } from '../tools/tool-definition.js';
+import type { AnyToolDefinition, StandardSchema } from '../tools/tool-definition.js';
 import type { ActivationContext } from './activation-context.js';
 import type { MemoryPolicy } from './memory-policy.js';
 import type { Outcome } from './outcome.js';
 import type { SuspensionPolicy } from './suspension-policy.js';
 
-/** The agent function: one activation for one element of one key. */
-export type AgentHandler = (ctx: ActivationContext) => Promise<Outcome> | Outcome;
+/**
+ * The agent function: one activation for one element of one key. `TEvent` is what `ctx.event`
+ * holds: the event bytes, or the parsed value when the agent declares an `event` schema.
+ */
+export type AgentHandler<TEvent = unknown> = (ctx: ActivationContext<TEvent>) => Promise<Outcome> | Outcome;
 
 /**
  * An optional event validator applied at ingress, before anything reaches the key: return
@@ -14,11 +17,27 @@ export type AgentHandler = (ctx: ActivationContext) => Promise<Outcome> | Outcom
  */
 export type EventValidator = (event: Uint8Array) => string | undefined;
 
-/** A deployable agent. A plain object of this shape works without importing anything. */
-export interface AgentDefinition {
+/**
+ * A deployable agent. A plain object of this shape works without importing anything. `TEvent` is
+ * the type of `ctx.event` (the parsed event with an `event` schema); `AgentDefinition` alone, as
+ * the runtime holds agents, is any agent whatever its event type.
+ */
+export interface AgentDefinition<TEvent = unknown> {
   /** Subject-safe name: lowercase letter first, then `[a-z0-9_-]`, at most 64 characters. */
   readonly name: string;
-  readonly handler: AgentHandler;
+  /**
+   * The agent function (a method, so an agent typed for its event is still an `AgentDefinition`).
+   * Called with `this` unbound: do not use `this`.
+   */
+  handler(ctx: ActivationContext<TEvent>): Promise<Outcome> | Outcome;
+  /**
+   * The event's schema (any Standard Schema: zod, valibot, arktype). The event is parsed as JSON
+   * and validated before the agent runs; `ctx.event` is then the validated value. An event that
+   * is not JSON or fails the schema becomes a `malformed_input` error record naming the schema's
+   * issues and the agent does not run. Ingress validates too (when the schema validates
+   * synchronously), so such an event is refused before it reaches a partition.
+   */
+  readonly event?: StandardSchema<TEvent>;
   /** Checked at ingress; a rejection is an error record, not an activation. */
   readonly validateEvent?: EventValidator;
   /**

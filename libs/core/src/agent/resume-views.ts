@@ -24,3 +24,11 @@ export interface ApprovalView {
   readonly reason: string;
   readonly decidedAtMs: number;
 }
+
+/**
+ * A tool result typed by its tool's output schema (`ctx.toolResult(tool)`): the value when the
+ * tool succeeded, else the status and error message.
+ */
+export type TypedToolResult<R> =
+  | { readonly status: 'ok'; readonly intentId: string; readonly value: R }
+  | { readonly status: 'error' | 'expired' | 'rejected'; readonly intentId: string; readonly errorMessage: string };

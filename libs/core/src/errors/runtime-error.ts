@@ -4,6 +4,19 @@ export interface RuntimeErrorOptions {
 }
 
 /**
+ * Brands that survive two copies of the package: a user's agent imports `@nats-agents/sdk` from
+ * its own `node_modules` while the runtime holds another copy, so `instanceof` against the
+ * runtime's class would fail for the user's errors. `Symbol.for` keys are shared by every copy
+ * in the process; `instanceof RetryableError` / `instanceof TerminalError` check the brand.
+ */
+const TERMINAL_BRAND = Symbol.for('nats-agents.error.terminal');
+const RETRYABLE_BRAND = Symbol.for('nats-agents.error.retryable');
+
+function branded(value: unknown, brand: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
+/**
  * Base of every error whose *type* says it must not be retried: the same input would fail the
  * same way. Boundaries map it to a terminal outcome (an error record, `term`), never to `nak`.
  */
@@ -11,6 +24,12 @@ export class TerminalError extends Error {
   override readonly name: string = 'TerminalError';
   constructor(message: string, options?: RuntimeErrorOptions) {
     super(message, options);
+    Object.defineProperty(this, TERMINAL_BRAND, { value: true });
+  }
+
+  /** Any copy's TerminalError (and subclass) is one; subclasses keep the ordinary prototype check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return this === TerminalError ? branded(value, TERMINAL_BRAND) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }
 
@@ -24,6 +43,12 @@ export class RetryableError extends Error {
   constructor(message: string, options?: RuntimeErrorOptions & { readonly retryAfterMs?: number }) {
     super(message, options);
     this.retryAfterMs = options?.retryAfterMs;
+    Object.defineProperty(this, RETRYABLE_BRAND, { value: true });
+  }
+
+  /** Any copy's RetryableError (and subclass) is one; subclasses keep the ordinary prototype check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return this === RetryableError ? branded(value, RETRYABLE_BRAND) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }
 

@@ -15,6 +15,8 @@ export class ScriptedModelProvider implements ModelProvider {
   readonly name = 'scripted';
   /** Every request received, in call order. */
   readonly requests: ModelRequest[] = [];
+  /** The body each call answered, by call index (absent while a call is pending or when it threw). */
+  readonly answers: (Uint8Array | undefined)[] = [];
 
   constructor(private readonly script: ModelScript) {}
 
@@ -41,7 +43,10 @@ export class ScriptedModelProvider implements ModelProvider {
   async complete(request: ModelRequest, options: ProviderCallOptions): Promise<Uint8Array> {
     const call = this.requests.length;
     this.requests.push(request);
-    return this.script(request, call, options);
+    this.answers.push(undefined);
+    const body = await this.script(request, call, options);
+    this.answers[call] = body;
+    return body;
   }
 }
 

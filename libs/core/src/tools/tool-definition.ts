@@ -5,9 +5,19 @@ import type { JsonValue } from '../json/canonical-json.js';
  * or a plain function returning the parsed value or throwing. Validation happens before the tool
  * runs, inline (read-only tools) or in the effector (side-effecting tools).
  */
-export type ArgumentSchema<A> =
-  | { readonly '~standard': { readonly validate: (value: unknown) => StandardResult<A> | Promise<StandardResult<A>> } }
-  | ((value: unknown) => A);
+export type ArgumentSchema<A> = StandardSchema<A> | ((value: unknown) => A);
+
+/**
+ * A Standard Schema v1 (https://standardschema.dev), structurally: zod 4, valibot, arktype and
+ * others implement it, and nothing here depends on any of them. `jsonSchema` is the optional
+ * Standard JSON Schema converter (zod 4 has it), used to declare tools to a model.
+ */
+export interface StandardSchema<T> {
+  readonly '~standard': {
+    readonly validate: (value: unknown) => StandardResult<T> | Promise<StandardResult<T>>;
+    readonly jsonSchema?: { readonly input: (options: { readonly target: string }) => Record<string, unknown> };
+  };
+}
 
 /** The result shape of a Standard Schema validation. */
 export type StandardResult<A> =
@@ -47,11 +57,31 @@ export interface ToolDefinition<A = unknown, R = unknown> {
   readonly sideEffect: boolean;
   /** Validates the arguments; absent means any JSON object is accepted. */
   readonly schema?: ArgumentSchema<A>;
+  /**
+   * Describes (and checks) what the tool returns, so the agent's resumed result is typed
+   * (`ctx.toolResult(tool)`). Absent: the result is the tool's JSON as is.
+   */
+  readonly output?: StandardSchema<R>;
+  /**
+   * The arguments' JSON Schema for model tool declarations (`toolDeclarations`), when the schema
+   * cannot produce one itself (a parsing function, a library without Standard JSON Schema).
+   */
+  readonly parameters?: { readonly [name: string]: JsonValue };
   /** Per-call timeout in ms (effector default 60 s; inline tools share the activation's signal). */
   readonly timeoutMs?: number;
   /** Extra attempts on retryable failures (a thrown `RetryableError`), effector only. Default 2. */
   readonly retries?: number;
   readonly handler: (args: A, context: ToolCallContext) => Promise<R> | R;
+}
+
+/**
+ * What `ctx.toolResult` needs of a tool to type its result: the name, and the output schema or
+ * the handler's return type.
+ */
+export interface TypedTool<R> {
+  readonly name: string;
+  readonly output?: StandardSchema<R>;
+  readonly handler: (args: never, context: never) => Promise<R> | R;
 }
 
 /**
