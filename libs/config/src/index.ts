@@ -22,7 +22,7 @@ export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';
 export { longTermEnabled } from './long-term-enabled.js';
 export type { ConfigSources } from './load-config.js';
-export { loadAgentModules, AgentModuleError } from './agent-modules.js';
+export { loadAgentModules, agentModulesProblem, AgentModuleError } from './agent-modules.js';
 export { assertAgentsFitConfig } from './agent-requirements.js';
 export { withConfiguredBudgets } from './agent-budgets.js';
 export { loadToolModules, ToolModuleError } from './tool-modules.js';
