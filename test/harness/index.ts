@@ -21,3 +21,5 @@ export type { Collector } from './collect.js';
 export { readStream } from './read-stream.js';
 export type { StoredMessage } from './read-stream.js';
 export { storedIntents, answerTool } from './intents.js';
+export { startGoogleEmulator, googleEmulatorsInstalled, BIGTABLE_EMULATOR_BINARY, FIRESTORE_EMULATOR_BINARY } from './google-emulators.js';
+export type { GoogleEmulatorHandle, GoogleEmulatorKind } from './google-emulators.js';

@@ -213,7 +213,7 @@ describe('memory-store configuration', () => {
   it('refuses an invalid URI at config load, redacted', async () => {
     const failing = startMemoryStore({ AGENTS_LONGTERM_URI: 'mysql://root:topsecret@db/agents' });
     const error = (await failing.catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/supported schemes are memory:\/\/, sqlite:\/\/, redis:\/\/ \(rediss:\/\/\) and postgresql:\/\//);
+    expect(error.message).toMatch(/supported schemes are memory:\/\/, sqlite:\/\/, redis:\/\/ \(rediss:\/\/\), postgresql:\/\//);
     expect(error.message).not.toContain('topsecret');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * @packageDocumentation
  * The long-term memory tier: the backends behind one `LongTermBackend` port (`memory://`,
- * `sqlite://`, `redis://`, `postgresql://`), each enforcing the seq guard with its own atomic
+ * `sqlite://`, `redis://`, `postgresql://`, `bigtable://`, `firestore://`), each enforcing the seq guard with its own atomic
  * primitive; URI parsing that imports no client; retention, supersede and restore; the
  * memory-store wire protocol and its NATS client; an in-process adapter; backend-to-backend copy.
  * Importing this module loads no database client: each is imported when its backend is opened.
@@ -9,7 +9,7 @@
 
 // URIs, redaction, errors
 export { LongTermBackendKind } from './long-term-backend-kind.js';
-export { parseLongTermUri, DEFAULT_REDIS_NAMESPACE, DEFAULT_POSTGRES_SCHEMA } from './long-term-uri.js';
+export { parseLongTermUri, DEFAULT_REDIS_NAMESPACE, DEFAULT_POSTGRES_SCHEMA, DEFAULT_FIRESTORE_COLLECTION } from './long-term-uri.js';
 export type { LongTermUri } from './long-term-uri.js';
 export { redactUri, redactSecrets, REDACTED } from './redact-uri.js';
 export { LongTermUriError, LongTermArgumentError, LongTermRequestRefused } from './errors.js';
@@ -30,6 +30,10 @@ export { MemoryLongTermBackend } from './backends/memory-long-term-backend.js';
 export { SqliteLongTermBackend, SQLITE_LONG_TERM_DDL, LONG_TERM_TABLE } from './backends/sqlite-long-term-backend.js';
 export { RedisLongTermBackend } from './backends/redis-long-term-backend.js';
 export { PostgresLongTermBackend } from './backends/postgres-long-term-backend.js';
+export { BigtableLongTermBackend } from './backends/bigtable-long-term-backend.js';
+export { FirestoreLongTermBackend } from './backends/firestore-long-term-backend.js';
+export { bigtableRowKey, bigtableEntityPrefix, BIGTABLE_FAMILY } from './backends/bigtable-layout.js';
+export { firestoreDocumentId, firestoreEntityDigest } from './backends/firestore-layout.js';
 export type { PostgresOpenOptions } from './backends/postgres-long-term-backend.js';
 export { postgresLongTermDdl, longTermMigrations, LONG_TERM_MIGRATION_TABLE, LONG_TERM_MIGRATION_LOCK_TABLE } from './backends/postgres-schema.js';
 

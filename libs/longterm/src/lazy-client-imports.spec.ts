@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const CLIENTS = ['better-sqlite3', 'ioredis', 'pg', 'kysely'];
+const CLIENTS = ['better-sqlite3', 'ioredis', 'pg', 'kysely', '@google-cloud/bigtable', '@google-cloud/firestore'];
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 function sources(dir: string): string[] {

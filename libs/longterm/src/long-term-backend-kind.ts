@@ -8,5 +8,9 @@ export const LongTermBackendKind = {
   Redis: 'redis',
   /** `postgresql://…`: `INSERT … ON CONFLICT … WHERE excluded.seq >= seq`; shared by every replica. */
   Postgresql: 'postgresql',
+  /** `bigtable://<project>/<instance>/<table>`: `CheckAndMutateRow` on the row's seq cell; shared by every replica. */
+  Bigtable: 'bigtable',
+  /** `firestore://<project>/<database>?collection=<name>`: create / update-if-unchanged preconditions per document; shared by every replica. */
+  Firestore: 'firestore',
 } as const;
 export type LongTermBackendKind = (typeof LongTermBackendKind)[keyof typeof LongTermBackendKind];

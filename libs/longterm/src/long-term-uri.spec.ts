@@ -1,7 +1,7 @@
 // Layer 1: the URI grammar is decided before any client is imported, so a typo fails the start, not the first write.
 import { describe, expect, it } from 'vitest';
 import { LongTermUriError } from './errors.js';
-import { DEFAULT_POSTGRES_SCHEMA, DEFAULT_REDIS_NAMESPACE, parseLongTermUri } from './long-term-uri.js';
+import { DEFAULT_FIRESTORE_COLLECTION, DEFAULT_POSTGRES_SCHEMA, DEFAULT_REDIS_NAMESPACE, parseLongTermUri } from './long-term-uri.js';
 
 describe('parseLongTermUri', () => {
   it('accepts memory:// and nothing after it', () => {
@@ -34,6 +34,35 @@ describe('parseLongTermUri', () => {
     });
     expect(parseLongTermUri('postgres://db/agents')).toMatchObject({ kind: 'postgresql', schema: DEFAULT_POSTGRES_SCHEMA });
     expect(() => parseLongTermUri('postgresql://db/agents?schema=Robert%27);DROP')).toThrow(/lowercase SQL identifier/);
+  });
+
+  it('reads the Bigtable project, instance and table from the path, and nothing else', () => {
+    expect(parseLongTermUri('bigtable://acme-prod/agents/longterm')).toEqual({
+      kind: 'bigtable',
+      redacted: 'bigtable://acme-prod/agents/longterm',
+      projectId: 'acme-prod',
+      instanceId: 'agents',
+      tableId: 'longterm',
+    });
+    expect(() => parseLongTermUri('bigtable://acme-prod/agents')).toThrow(/bigtable:\/\/<project>\/<instance>\/<table>/);
+    expect(() => parseLongTermUri('bigtable://acme-prod/agents/longterm?appProfile=x')).toThrow(/no query/);
+    expect(() => parseLongTermUri('bigtable://Acme_Prod/agents/longterm')).toThrow(/project id/);
+    expect(() => parseLongTermUri('bigtable://acme/agents/long term')).toThrow(/table must be/);
+  });
+
+  it('reads the Firestore project, database and collection, defaulting the collection', () => {
+    expect(parseLongTermUri('firestore://acme-prod/(default)?collection=ltm_v1')).toEqual({
+      kind: 'firestore',
+      redacted: 'firestore://acme-prod/(default)?collection=ltm_v1',
+      projectId: 'acme-prod',
+      databaseId: '(default)',
+      collection: 'ltm_v1',
+    });
+    expect(parseLongTermUri('firestore://acme-prod/agents-db')).toMatchObject({ databaseId: 'agents-db', collection: DEFAULT_FIRESTORE_COLLECTION });
+    expect(() => parseLongTermUri('firestore://acme-prod/agents-db?collection=a/b')).toThrow(/collection must be/);
+    expect(() => parseLongTermUri('firestore://acme-prod/agents-db?ttl=3')).toThrow(/unknown parameter "ttl"/);
+    expect(() => parseLongTermUri('firestore://acme-prod')).toThrow(/firestore:\/\/<project>\/<database>/);
+    expect(() => parseLongTermUri('firestore://acme-prod/Bad_DB')).toThrow(/database must be/);
   });
 
   it('refuses unknown schemes, naming the supported ones', () => {

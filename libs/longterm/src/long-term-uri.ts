@@ -8,6 +8,12 @@
  * | `sqlite://<path>` | better-sqlite3 file; `sqlite:///abs/file.db`, `sqlite://rel/file.db`, `sqlite://:memory:` |
  * | `redis://[user:pass@]host[:port][/db][?prefix=<ns>]` (`rediss://` for TLS) | ioredis; keys under `<ns>` (default `nats-agents:ltm`) |
  * | `postgresql://[user[:pass]@]host[:port]/db[?schema=<name>&…]` (`postgres://` too) | kysely + pg; table `<schema>.nats_agents_longterm` (default schema `public`); other parameters go to pg |
+ * | `bigtable://<project>/<instance>/<table>` | @google-cloud/bigtable; one column family `r` (created with the table when missing) |
+ * | `firestore://<project>/<database>[?collection=<name>]` | @google-cloud/firestore; one collection (default `nats-agents-longterm`); database `(default)` allowed |
+ *
+ * Neither Google URI carries credentials or a host: the clients use Application Default
+ * Credentials (a service-account JSON named by `GOOGLE_APPLICATION_CREDENTIALS`, or workload
+ * identity) and find an emulator through `BIGTABLE_EMULATOR_HOST` / `FIRESTORE_EMULATOR_HOST`.
  */
 import { LongTermUriError } from './errors.js';
 import { LongTermBackendKind } from './long-term-backend-kind.js';
@@ -17,9 +23,17 @@ import { redactUri } from './redact-uri.js';
 export const DEFAULT_REDIS_NAMESPACE = 'nats-agents:ltm';
 /** The PostgreSQL schema used when the URI names none. */
 export const DEFAULT_POSTGRES_SCHEMA = 'public';
+/** The Firestore collection used when the URI names none. */
+export const DEFAULT_FIRESTORE_COLLECTION = 'nats-agents-longterm';
 
 const REDIS_NAMESPACE = /^[A-Za-z0-9:_-]{1,64}$/;
 const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Google Cloud project ids (lowercase letters, digits, hyphens; a letter first). */
+const GCP_PROJECT = /^[a-z][a-z0-9-]{0,62}$/;
+const BIGTABLE_INSTANCE = /^[a-z][a-z0-9-]{0,62}$/;
+const BIGTABLE_TABLE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,49}$/;
+const FIRESTORE_DATABASE = /^(\(default\)|[a-z][a-z0-9-]{0,62})$/;
+const FIRESTORE_COLLECTION = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** A parsed, valid long-term URI (a closed union over {@link LongTermBackendKind}). */
 export type LongTermUri =
@@ -45,6 +59,21 @@ export type LongTermUri =
       readonly connectionString: string;
       /** The schema holding the table and the migration bookkeeping. */
       readonly schema: string;
+    }
+  | {
+      readonly kind: typeof LongTermBackendKind.Bigtable;
+      readonly redacted: string;
+      readonly projectId: string;
+      readonly instanceId: string;
+      readonly tableId: string;
+    }
+  | {
+      readonly kind: typeof LongTermBackendKind.Firestore;
+      readonly redacted: string;
+      readonly projectId: string;
+      /** `(default)` or a named database. */
+      readonly databaseId: string;
+      readonly collection: string;
     };
 
 /**
@@ -56,6 +85,7 @@ export type LongTermUri =
  * ```ts
  * parseLongTermUri('sqlite://.data/longterm.db'); // { kind: 'sqlite', path: '.data/longterm.db', … }
  * parseLongTermUri('redis://127.0.0.1:6379/0?prefix=prod:ltm').namespace; // 'prod:ltm'
+ * parseLongTermUri('firestore://acme-prod/(default)?collection=ltm').collection; // 'ltm'
  * ```
  */
 export function parseLongTermUri(uri: string): LongTermUri {
@@ -95,9 +125,30 @@ export function parseLongTermUri(uri: string): LongTermUri {
       url.searchParams.delete('schema');
       return { kind: LongTermBackendKind.Postgresql, redacted, connectionString: url.toString(), schema };
     }
+    case 'bigtable': {
+      const match = /^bigtable:\/\/([^/?#]*)\/([^/?#]*)\/([^/?#]*)$/i.exec(uri);
+      if (match === null) return fail('expected bigtable://<project>/<instance>/<table> (no query, no trailing slash)');
+      const [, projectId = '', instanceId = '', tableId = ''] = match;
+      if (!GCP_PROJECT.test(projectId)) fail('the project must be a Google Cloud project id (lowercase letters, digits, hyphens)');
+      if (!BIGTABLE_INSTANCE.test(instanceId)) fail('the instance must be a Bigtable instance id (lowercase letters, digits, hyphens)');
+      if (!BIGTABLE_TABLE.test(tableId)) fail('the table must be 1-50 characters of [A-Za-z0-9_.-]');
+      return { kind: LongTermBackendKind.Bigtable, redacted, projectId, instanceId, tableId };
+    }
+    case 'firestore': {
+      const match = /^firestore:\/\/([^/?#]*)\/([^/?#]*)(?:\?([^#]*))?$/i.exec(uri);
+      if (match === null) return fail('expected firestore://<project>/<database>?collection=<name>');
+      const [, projectId = '', databaseId = '', query = ''] = match;
+      if (!GCP_PROJECT.test(projectId)) fail('the project must be a Google Cloud project id (lowercase letters, digits, hyphens)');
+      if (!FIRESTORE_DATABASE.test(databaseId)) fail('the database must be (default) or a Firestore database id (lowercase letters, digits, hyphens)');
+      const params = new URLSearchParams(query);
+      for (const name of params.keys()) if (name !== 'collection') fail(`unknown parameter ${JSON.stringify(name)} (only collection is accepted)`);
+      const collection = params.get('collection') ?? DEFAULT_FIRESTORE_COLLECTION;
+      if (!FIRESTORE_COLLECTION.test(collection)) fail('collection must be 1-100 characters of [A-Za-z0-9_-]');
+      return { kind: LongTermBackendKind.Firestore, redacted, projectId, databaseId, collection };
+    }
     case undefined:
     default:
-      return fail('supported schemes are memory://, sqlite://, redis:// (rediss://) and postgresql:// (postgres://)');
+      return fail('supported schemes are memory://, sqlite://, redis:// (rediss://), postgresql:// (postgres://), bigtable:// and firestore://');
   }
 }
 

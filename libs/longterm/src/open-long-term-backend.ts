@@ -1,8 +1,10 @@
 /**
  * Builds the backend a long-term URI names. The URI is validated first (no import, no I/O); only
  * then is the one client library that backend needs imported (`import()`), so a deployment on
- * SQLite never loads ioredis or pg, and a typo fails before anything connects.
+ * SQLite never loads ioredis, pg or a Google client, and a typo fails before anything connects.
  */
+import { BigtableLongTermBackend } from './backends/bigtable-long-term-backend.js';
+import { FirestoreLongTermBackend } from './backends/firestore-long-term-backend.js';
 import { MemoryLongTermBackend } from './backends/memory-long-term-backend.js';
 import { PostgresLongTermBackend } from './backends/postgres-long-term-backend.js';
 import { RedisLongTermBackend } from './backends/redis-long-term-backend.js';
@@ -14,8 +16,9 @@ import { parseLongTermUri } from './long-term-uri.js';
 /** Options of {@link openLongTermBackend}. */
 export interface OpenLongTermBackendOptions {
   /**
-   * PostgreSQL: run the shipped migrations on open (default true; idempotent and lock-protected,
-   * so every replica may do it). SQLite always creates its table; memory and Redis need nothing.
+   * PostgreSQL: run the shipped migrations on open; Bigtable: create the table and its column
+   * family when missing (default true; idempotent, so every replica may do it). SQLite always
+   * creates its table; memory, Redis and Firestore need nothing.
    */
   readonly migrate?: boolean;
 }
@@ -46,5 +49,9 @@ export async function openLongTermBackend(uri: string, options: OpenLongTermBack
       return RedisLongTermBackend.open(parsed, uri);
     case LongTermBackendKind.Postgresql:
       return PostgresLongTermBackend.open(parsed, uri, { ...(options.migrate === undefined ? {} : { migrate: options.migrate }) });
+    case LongTermBackendKind.Bigtable:
+      return BigtableLongTermBackend.open(parsed, uri, { ...(options.migrate === undefined ? {} : { createTable: options.migrate }) });
+    case LongTermBackendKind.Firestore:
+      return FirestoreLongTermBackend.open(parsed, uri);
   }
 }

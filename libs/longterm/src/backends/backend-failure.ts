@@ -35,3 +35,23 @@ function scrubbed(error: Error, uri: string): Error {
   if (typeof code === 'string' || typeof code === 'number') Object.assign(copy, { code });
   return copy;
 }
+
+/**
+ * `work`, or a `LongTermUnavailable` once `budgetMs` passed first. For clients whose own retry
+ * loops outlast the service's deadline while their server is unreachable (the Google clients back
+ * off for tens of seconds): the caller hears "unavailable" promptly and retries; the abandoned call
+ * may still land later, which the seq guard makes harmless.
+ */
+export async function within<T>(budgetMs: number, what: string, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const call = work();
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LongTermUnavailable(`${what}: no answer within ${budgetMs} ms (unreachable?)`)), budgetMs);
+  });
+  try {
+    return await Promise.race([call, expired]);
+  } finally {
+    clearTimeout(timer);
+    call.catch(() => undefined); // an abandoned call's late failure has no one left to tell
+  }
+}
