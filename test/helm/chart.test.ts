@@ -416,6 +416,28 @@ describe('helm/nats-agents', () => {
     expect(job.spec.template.spec.volumes?.find((v) => v.name === 'nats-auth')?.secret?.secretName).toBe('nats-agents-admin-creds');
   });
 
+  it('gives only the memory-store the Google credentials of bigtable:// and firestore://, as a key file named by GOOGLE_APPLICATION_CREDENTIALS', () => {
+    const r = render('google-longterm-values.yaml');
+    for (const deployment of runtimeDeployments(r)) {
+      const pod = deployment.spec.template.spec;
+      const volume = (pod.volumes ?? []).find((v) => v.name === 'google-credentials');
+      const mount = (mainContainer(deployment).volumeMounts ?? []).find((m) => m.name === 'google-credentials');
+      const path = envValue(mainContainer(deployment), 'GOOGLE_APPLICATION_CREDENTIALS');
+      if (componentOf(deployment) === 'memory-store') {
+        expect(volume?.secret?.secretName).toBe('gcp-longterm-sa');
+        expect(volume?.secret?.items).toEqual([{ key: 'sa.json', path: 'sa.json' }]);
+        expect(mount?.readOnly).toBe(true);
+        expect(path).toBe(`${mount?.mountPath}/sa.json`);
+      } else {
+        expect({ component: componentOf(deployment), volume, path }).toEqual({ component: componentOf(deployment), volume: undefined, path: undefined });
+      }
+    }
+    // Workload identity needs only the ServiceAccount's annotation: no key, no mounted token.
+    const account = named<K8sObject & { automountServiceAccountToken?: boolean }>(r.objects, 'ServiceAccount', 'rel-nats-agents');
+    expect(account.metadata.annotations?.['iam.gke.io/gcp-service-account']).toBe('nats-agents-memory@acme-prod.iam.gserviceaccount.com');
+    expect(ofKind<K8sObject>(render('default-values.yaml').objects, 'Deployment').flatMap((d) => JSON.stringify(d).includes('GOOGLE_APPLICATION_CREDENTIALS') ? [d] : [])).toEqual([]);
+  });
+
   it('sends every service its traces to the quick-start Jaeger, and turns the SDK off without an endpoint', () => {
     const quick = render('jaeger-quickstart-values.yaml');
     const jaeger = named<K8sObject & { spec: { ports: { name: string; port: number }[] } }>(quick.objects, 'Service', 'rel-nats-agents-jaeger');

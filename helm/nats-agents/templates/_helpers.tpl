@@ -281,6 +281,9 @@ Volumes of a runtime pod: its config file, /tmp, and the Secrets it uses as file
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if and (eq .name "memory-store") $v.secrets.googleCredentials.secretName }}
+{{- include "nats-agents.secretFileVolume" (dict "volume" "google-credentials" "ref" $v.secrets.googleCredentials) }}
+{{- end }}
 {{- if and (include "nats-agents.usesModules" .) $v.agents.volume.enabled }}
 - name: agents
   {{- if $v.agents.volume.configMap }}
@@ -353,6 +356,11 @@ Volumes of a runtime pod: its config file, /tmp, and the Secrets it uses as file
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if and (eq .name "memory-store") $v.secrets.googleCredentials.secretName }}
+- name: google-credentials
+  mountPath: {{ $dir }}/google-credentials
+  readOnly: true
+{{- end }}
 {{- if and (include "nats-agents.usesModules" .) $v.agents.volume.enabled }}
 - name: agents
   mountPath: {{ $v.agents.volume.mountPath }}
@@ -410,6 +418,11 @@ URI by reference, then the component's own plain and secret variables.
     secretKeyRef:
       name: {{ $v.secrets.longtermUri.secretName }}
       key: {{ $v.secrets.longtermUri.key }}
+{{- end }}
+{{- /* bigtable:// and firestore:// authenticate with Application Default Credentials: this key file, or workload identity. */}}
+{{- if and (eq .name "memory-store") $v.secrets.googleCredentials.secretName }}
+- name: GOOGLE_APPLICATION_CREDENTIALS
+  value: {{ printf "%s/google-credentials/%s" (include "nats-agents.secretsDir" .root) $v.secrets.googleCredentials.key | quote }}
 {{- end }}
 {{- range $name, $value := .env }}
 - name: {{ $name }}

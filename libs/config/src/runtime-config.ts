@@ -241,7 +241,7 @@ export const EffectorConfigSchema = z.strictObject({
  */
 export const LongTermConfigSchema = z.strictObject({
   /**
-   * Backend URI: `memory://`, `sqlite://<path>`, `redis://…`, `postgresql://…` (see
+   * Backend URI: `memory://`, `sqlite://<path>`, `redis://…`, `postgresql://…`, `bigtable://…`, `firestore://…` (see
    * `parseLongTermUri`). Secrets in it are redacted from every error and log line.
    */
   uri: z
