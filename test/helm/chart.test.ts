@@ -616,6 +616,9 @@ describe('helm/nats-agents', () => {
       expect(literalSecretReason('AGENTS_LONGTERM_URI', 'redis://cache:6379')).toMatch(/name says it is a secret/);
       expect(literalSecretReason('DATABASE', 'postgresql://agents:hunter2@db:5432/agents')).toMatch(/URI with a password/);
       expect(literalSecretReason('AGENTS_OPS_PORT', '9464')).toBeUndefined();
+      // A path to a Secret the chart mounted (GOOGLE_APPLICATION_CREDENTIALS) is a reference; elsewhere it is not.
+      expect(literalSecretReason('GOOGLE_APPLICATION_CREDENTIALS', '/var/run/secrets/nats-agents/google-credentials/sa.json')).toBeUndefined();
+      expect(literalSecretReason('GOOGLE_APPLICATION_CREDENTIALS', '/tmp/sa.json')).toMatch(/name says it is a secret/);
       expect(literalSecretReason('OTEL_EXPORTER_OTLP_ENDPOINT', 'http://jaeger:4318')).toBeUndefined();
       expect(containsUriPassword('uri: rediss://default:pa55@cache:6380/0')).toBe(true);
       expect(containsUriPassword('url: nats://nats:4222')).toBe(false);
