@@ -4,12 +4,15 @@
 // approvals are off unless enabled, browser-sendable content types and foreign origins are refused,
 // bad agent names and encodings get 400/415 naming the rule, one key reaches one actor whichever
 // way it is spelled, and an API key rotates with no request refused.
+import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolIntent, encodeApproval } from '#core';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { bearer, collect, startCluster, startService, writeApiKeysFile, TEST_API_KEY, type ServiceHandle, type TestCluster } from '../harness/index.js';
+import { AgentsHttpClient, HttpRefused } from '#client';
+import { bearer, collect, REPO_ROOT, startCluster, startService, writeApiKeysFile, TEST_API_KEY, type ServiceHandle, type TestCluster } from '../harness/index.js';
 
 const text = new TextDecoder();
 const ALICE = 'alice-key-0123456789abcdefghijklmnop';
@@ -230,6 +233,29 @@ describe('the authenticated HTTP edge', () => {
       expect(outputs.map((o) => o.count), key).toEqual([1, 2, 3, 4, 5]);
       out.close();
     }
+  });
+
+  it('carries the credential from the client library and the CLI', async () => {
+    const intentId = await pendingRefund('order-client');
+    const out = await collect(cluster.client.nc, 'agents.output.refund.order-client');
+    const http = new AgentsHttpClient({ baseUrl: base, credential: ALICE });
+    await expect(new AgentsHttpClient({ baseUrl: base, credential: PUBLISHER }).decide('refund', 'order-client', { intentId, approved: true })).rejects.toBeInstanceOf(HttpRefused);
+    expect(await http.decide('refund', 'order-client', { intentId, approved: false, reason: 'via client' })).toMatchObject({ stream: 'AGENTS_INGEST', duplicate: false });
+    const [output] = await out.waitForCount(1, 30_000);
+    expect(JSON.parse(text.decode(output!.data))).toMatchObject({ status: 'denied', by: 'ops-alice', reason: 'via client' });
+    out.close();
+
+    const cli = (env: Record<string, string>, ...args: string[]) =>
+      promisify(execFile)(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
+        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+      );
+    const published = await cli({ AGENTS_API_KEY: PUBLISHER, AGENTS_HTTP_URL: base }, 'publish', 'counter', 'cli-key', '{"n":1}');
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ stream: 'AGENTS_INGEST', duplicate: false });
+    const refused = await cli({ AGENTS_API_KEY: PUBLISHER }, 'publish', 'refund', 'cli-key', '{}', '--http', base);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('missing_scope');
   });
 
   it('rotates an API key with no request refused: old and new are valid together, then only the new', async () => {
