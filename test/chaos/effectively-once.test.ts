@@ -1,16 +1,17 @@
 // Layer 3, the release gate of the re-injection path (beam-agents §1.N, [GATE:e2e]): real ingress,
-// activator and effector processes, two of each, on a private nats-server. KEYS keys (2,000 in CI,
-// 10,000 under `npm run test:chaos:long`), one event each; every 10th key asks a human (answered
-// over NATS), the rest charge through the ledger tool. The events go out in KILLS + 1 tranches;
-// during each of the first KILLS tranches the run SIGKILLs the active ingress replica while events
-// it has not acknowledged wait in the ingest stream, then, halfway through the tranche's tool runs,
-// one effector replica while it has a tool running and at once one activator (preferably while
-// its partitions hold unacknowledged elements: sampled, reported), and then starts a fresh process
-// of each; only then does the next tranche go out, so the flow cannot end before the chaos does. Deliveries are duplicated at every hop a client or a
-// crash can duplicate them: 10 % of the events are published twice under their msg id (a client
-// retry), every approval is sent twice, and 200 tool intents per 2,000 keys (~11 %) are delivered
-// twice under other msg ids: half the moment the original is stored, to race it for the claim, half
-// read back after each restart. Then every key must have exactly one output and every tool intent
+// activator and effector processes, two of each, on a private nats-server. KEYS keys (1,200 in
+// `npm test`, 10,000 under `npm run test:chaos:long`), one event each; every 10th key asks a human
+// (answered over NATS), the rest charge through the ledger tool. The events go out in KILLS + 1
+// tranches. During each of the first KILLS tranches the run SIGKILLs the active ingress replica
+// while events it has not acknowledged wait in the ingest stream; then, halfway through the
+// tranche's tool runs, one effector replica while it has a tool running, and at once one activator
+// (preferably while its partitions hold unacknowledged elements: sampled, reported); then it starts
+// a fresh process of each. Only then does the next tranche go out, so the flow cannot end before
+// the chaos does. Deliveries are duplicated at every hop a client or a crash can duplicate them:
+// 10 % of the events are published twice under their msg id (a client retry), every approval is
+// sent twice, and the tool intents of 10 % of the keys (~11 % of all intents) are delivered twice
+// under other msg ids: half the moment the original is stored, to race it for the claim, half read
+// back after each restart. Then every key must have exactly one output and every tool intent
 // exactly one recorded completion. Phase B publishes ALL tool intents again: nothing may run.
 // Phase C replays the whole inbox into fresh state: every activator stops, the state bucket is
 // purged and the inbox consumers deleted, and a fresh activator applies every stored element again
@@ -78,8 +79,8 @@ import { acquisitions, chaosSize, LEASE_TTL_MS, LONG, readAll, reportedPartition
 const AGENT = 'e2e';
 const KILLS = chaosSize('CHAOS_EO_KILLS', 3, 3);
 /** Keys: a multiple of 20 × (KILLS + 1), so every tranche holds whole blocks of the patterns below. */
-const KEYS = roundUp(chaosSize('CHAOS_EO_KEYS', 2_000, 10_000), 20 * (KILLS + 1));
-const TIMEOUT_MS = Math.max(300_000, KEYS * 150);
+const KEYS = roundUp(chaosSize('CHAOS_EO_KEYS', 1_200, 10_000), 20 * (KILLS + 1));
+const TIMEOUT_MS = Math.max(420_000, KEYS * 150);
 /** Keys with n % 10 === 0 ask for approval (10 %), the rest charge (90 %). */
 const isApprovalKey = (n: number): boolean => n % 10 === 0;
 /**
