@@ -3,7 +3,7 @@
  * printed): conditions first, then throughput, latency and overhead against the budgets, CPU
  * per event, and the correctness counters.
  */
-import { NOISY_SPREAD, type BenchResult, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
+import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
 
 /** beam-agents' gated budget for runtime overhead per activation (ARCHITECTURE §10). */
@@ -252,12 +252,14 @@ function memorySection(result: BenchResult): string[] {
     'One runtime whose actor cache bounds exceed the largest count; one no-op event to each new key, keys staying cached from row to row, then the activator\'s resident set ' +
       '(`VmRSS`, a second after the last activation, garbage not forced out) and its cache gauges.',
     '',
-    '| cached keys | activator RSS MiB | cache entries | cache encoded bytes | RSS per key, B (vs first row) | activations/s while filling |',
+    '| keys made live | activator RSS MiB | cache entries | cache encoded bytes | RSS per cached entry, B (vs first row) | activations/s while filling |',
     '|---:|---:|---:|---:|---:|---:|',
   ];
   const first = result.memory[0];
   for (const row of result.memory) {
-    const perKey = first !== undefined && row !== first ? (row.rssBytes - first.rssBytes) / (row.cachedKeys - first.cachedKeys) : undefined;
+    // Per entry actually cached (an element retried in place evicts its key, so entries can trail the keys made live).
+    const held = (r: MemoryRow): number => r.cacheEntries ?? r.cachedKeys;
+    const perKey = first !== undefined && row !== first && held(row) > held(first) ? (row.rssBytes - first.rssBytes) / (held(row) - held(first)) : undefined;
     out.push(`| ${int(row.cachedKeys)} | ${fmt(row.rssBytes / 2 ** 20)} | ${int(row.cacheEntries)} | ${int(row.cacheBytes)} | ${int(perKey)} | ${int(row.activationsPerSecond)} |`);
   }
   out.push('');
