@@ -431,14 +431,26 @@ async function main(): Promise<void> {
   const nc = await connect({ servers: server.url, name: 'bench-load-generator' });
   const bench: Bench = { options, server, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) };
   let main: MainMeasurements;
+  // A dimension that fails is named in the report and fails the run, but what the others measured is still written.
+  const failures: string[] = [];
+  const dimension = async <T>(name: string, measure: () => Promise<T[]>): Promise<T[]> => {
+    try {
+      return await measure();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`the ${name} dimension FAILED: ${message}`);
+      failures.push(`${name}: ${message.split('\n')[0] ?? ''}`);
+      return [];
+    }
+  };
   let activators: ActivatorsRow[];
   let liveKeys: LiveKeysRow[];
   let memory: MemoryRow[];
   try {
     main = await measureSystems(bench);
-    activators = await measureActivators(bench);
-    liveKeys = await measureLiveKeys(bench);
-    memory = await measureMemory(bench);
+    activators = await dimension('activators', () => measureActivators(bench));
+    liveKeys = await dimension('live-keys', () => measureLiveKeys(bench));
+    memory = await dimension('memory', () => measureMemory(bench));
   } finally {
     await nc.close().catch(() => undefined);
     await server.stop();
@@ -459,6 +471,7 @@ async function main(): Promise<void> {
     pairs: main.pairs,
     tracing: main.tracing,
     memory,
+    failures,
   };
   const check = options.check ? checkTargets(result) : undefined;
   const markdown = renderMarkdown(result, check);
@@ -468,6 +481,10 @@ async function main(): Promise<void> {
   if (check !== undefined) {
     for (const line of renderCheck(check)) process.stderr.write(`${line}\n`);
     if (check.missed.length > 0) process.exitCode = 1;
+  }
+  if (failures.length > 0) {
+    log(`FAILED dimensions: ${failures.join('; ')}`);
+    process.exitCode = 1;
   }
 }
 

@@ -161,4 +161,6 @@ export interface BenchResult {
   readonly tracing: readonly TracingRun[];
   /** The memory dimension (`--memory-keys`), when measured. */
   readonly memory: readonly MemoryRow[];
+  /** Dimensions that failed (`<dimension>: <first line of the error>`); the run exits non-zero. */
+  readonly failures: readonly string[];
 }

@@ -7,7 +7,7 @@ import { checkTargets, renderCheck } from './check-targets.js';
 const comparison = (over: Partial<Comparison> = {}): Comparison => ({ throughputRatio: {}, throughputPairs: {}, throughputSpread: {}, cpuRatio: {}, latencyDeltaMs: {}, ...over });
 
 /** A result holding only a comparison (every other dimension empty). */
-const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, tracing: [], memory: [] }) as unknown as BenchResult;
+const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, tracing: [], memory: [], failures: [] }) as unknown as BenchResult;
 
 const ratioTarget: BenchTarget = { id: 'noop', figure: 'no-op ratio', bound: 'min', limit: 0.8, unit: 'ratio', measure: (r) => r.comparison?.throughputRatio['noop-throughput'] };
 const cpuTarget: BenchTarget = { id: 'cpu', figure: 'cpu ratio', bound: 'max', limit: 1.5, unit: 'ratio', measure: (r) => r.comparison?.cpuRatio.activator };

@@ -83,6 +83,7 @@ export function renderMarkdown(result: BenchResult, check?: TargetCheck): string
   const runtime = result.systems.find((s) => s.system === 'runtime');
   const out: string[] = [`# nats-agents benchmark, ${result.startedAt}`, '', ...conditions(result), ''];
   if (check !== undefined) out.push('## Targets (`--check`, bench/targets.ts)', '', '```', ...renderCheck(check), '```', '');
+  if (result.failures.length > 0) out.push('## Failed dimensions', '', ...result.failures.map((f) => `- **${f}**`), '');
 
   out.push('## Throughput', '', '| phase | system | steady activations/s | overall /s | latency p50 ms | p90 | p99 | max |', '|---|---|---:|---:|---:|---:|---:|---:|');
   for (const phase of ['noop-throughput', 'model-throughput', 'roundtrip-throughput'] as const) {
