@@ -2,8 +2,9 @@
  * The backend port behind the long-term tier: core's `LongTermStore` plus what the memory-store
  * service, the retention sweep, erasure and backend-to-backend copies need. Implementations:
  * `MemoryLongTermBackend`, `SqliteLongTermBackend`, `RedisLongTermBackend`,
- * `PostgresLongTermBackend`, built from a URI by `openLongTermBackend`; all pass the one
- * conformance suite in `test/longterm/long-term-conformance.ts`.
+ * `PostgresLongTermBackend`, `BigtableLongTermBackend`, `FirestoreLongTermBackend`, built from a
+ * URI by `openLongTermBackend`; all pass the one conformance suite in
+ * `test/longterm/long-term-conformance.ts` (the Google ones against their emulators).
  */
 import type { LongTermRecord, LongTermScope, LongTermStore } from '#core';
 import type { LongTermBackendKind } from './long-term-backend-kind.js';
@@ -17,7 +18,7 @@ export const MAX_HISTORY_LENGTH = 64;
  * A long-term backend. Rows are keyed (entity key bytes, agent, key) and hold the record bytes
  * verbatim. Every write is the seq guard — apply iff incoming seq >= stored seq — enforced by the
  * backend's own atomic primitive (a Map turn, an SQLite transaction, a Redis Lua script, a
- * PostgreSQL `ON CONFLICT … WHERE`), so:
+ * PostgreSQL `ON CONFLICT … WHERE`, a Bigtable `CheckAndMutateRow`, a Firestore precondition), so:
  *
  * - a replayed flush (same seq, byte-identical record) converges on the identical row;
  * - a delayed duplicate of seq N never regresses a row already at N+1 (refused, row untouched);
