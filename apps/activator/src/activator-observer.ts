@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ActivationRetry, type ActivationReport, type ActorRuntimeObserver, type ErrorReason, type ModelCallRecord } from '#core';
+import { ActivationRetry, type ActivationReport, type ActorRuntimeObserver, ErrorReason, type ModelCallRecord } from '#core';
 import { activationCost, type ModelPrice, type RuntimeMetrics } from '#telemetry';
 
 /**
@@ -97,6 +97,12 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     const agent = stateKey.slice(0, stateKey.indexOf('.'));
     this.metrics.errorRecords.inc({ agent, reason });
     this.logger.warn(`${stateKey}: direct element refused (${reason}); the agent is not hosted here, so nothing was committed`);
+  }
+
+  quarantined(stateKey: string, detail: string): void {
+    const agent = stateKey.slice(0, stateKey.indexOf('.'));
+    this.metrics.errorRecords.inc({ agent, reason: ErrorReason.StateQuarantined });
+    this.logger.error(`${stateKey} is quarantined: ${detail}; its elements become state_quarantined records until 'nats-agents state reset' repairs it`);
   }
 
   softCap(stateKey: string): void {

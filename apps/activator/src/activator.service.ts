@@ -5,7 +5,7 @@ import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import pRetry from 'p-retry';
 import { encodeKeyToken, type Topology } from '#routing';
-import { acquirePartitionConsumer, EntityPauses, NatsService, pauseAckKey, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
+import { acquirePartitionConsumer, documentCheck, EntityPauses, NatsService, pauseAckKey, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
 import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { directScreen } from './direct-screen.js';
@@ -79,6 +79,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       observer: new ActivatorObserver(this.metrics, this.provider.name, this.config.prices).exposeHeldKeys(),
       timerIndex,
       screenDirect: directScreen(this.agents, this.config.ingress),
+      checkDocument: documentCheck({ jsm: this.nats.jsm, inboxStream: this.topology.streams.inbox.name, leasesStream: `KV_${this.topology.buckets.leases}` }),
       ...(signer ? { signer } : {}),
       ...(this.longterm !== null ? { longterm: { store: this.longterm, retentionMs: this.config.longterm.retentionMs } } : {}),
     };

@@ -11,8 +11,19 @@ export interface DecodedInboxMessage {
   readonly element: InboxElement;
 }
 
-/** Why an inbox message cannot be applied at all (only a foreign or corrupt publisher produces these). */
-export type InboxRejection = { readonly problem: string };
+/**
+ * Why an inbox message cannot be applied at all (only a foreign or corrupt publisher produces
+ * these), with what of its address could be read (for its error record).
+ */
+export interface InboxRejection {
+  readonly problem: string;
+  /** The agent the subject names (`_` when the subject is not an inbox subject). */
+  readonly agent: string;
+  /** The key the subject's token decodes to (empty when it does not). */
+  readonly entityKey: Uint8Array;
+  /** The lane of the message (its subject, or its key's state key when the subject parsed). */
+  readonly lane: string;
+}
 
 /**
  * Decodes an inbox message into the element the actor applies. The subject decides the key and
@@ -26,19 +37,30 @@ export type InboxRejection = { readonly problem: string };
  */
 export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInboxMessage | InboxRejection {
   const address = topology.parseInboxSubject(msg.subject);
-  if (address === undefined) return { problem: `not an inbox subject of this deployment: ${msg.subject}` };
+  if (address === undefined) return { problem: `not an inbox subject of this deployment: ${msg.subject}`, agent: '_', entityKey: EMPTY, lane: `unreadable:${msg.subject}` };
+  let keyFromSubject: Uint8Array;
+  try {
+    keyFromSubject = decodeKeyToken(address.token);
+  } catch (error) {
+    return { problem: `the subject's key token does not decode: ${(error as Error).message}`, agent: address.agent, entityKey: EMPTY, lane: `unreadable:${msg.subject}` };
+  }
+  const rejection = (problem: string): InboxRejection => ({ problem, agent: address.agent, entityKey: keyFromSubject, lane: topology.stateKey(address.agent, address.token) });
   let envelope;
   try {
     envelope = decodeInboxEnvelope(msg.data);
   } catch (error) {
-    return { problem: (error as Error).message };
+    return rejection((error as Error).message);
   }
-  const keyFromSubject = decodeKeyToken(address.token);
   if (!sameBytes(keyFromSubject, envelope.entityKey)) {
-    return { problem: `envelope key does not match subject token ${address.token}` };
+    return rejection(`envelope key does not match subject token ${address.token}`);
   }
   if (envelope.payload.kind !== kindOf(address.kind)) {
-    return { problem: `envelope carries a ${envelope.payload.kind} on a ${address.kind} subject` };
+    return rejection(`envelope carries a ${envelope.payload.kind} on a ${address.kind} subject`);
+  }
+  // An activation clock outside the safe integers would fail every attempt of the key (working
+  // memory refuses it): a deterministic failure, recorded once, never retried.
+  if (!Number.isSafeInteger(envelope.eventTimeMs) || envelope.eventTimeMs < 0) {
+    return rejection(`the envelope's event time ${String(envelope.eventTimeMs)} is not epoch milliseconds within Number.MAX_SAFE_INTEGER`);
   }
   const direct = headerValue(msg.headers, HeaderName.Direct) !== undefined;
   return {
@@ -55,6 +77,8 @@ export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInbox
     },
   };
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** Byte equality without copying either side (`Buffer.from(uint8Array)` copies). */
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -10,6 +10,9 @@ export type SettlementFollowUp = 'continue' | 'stop-partition';
  *   published, so `ack`.
  * - refused: a direct element of an agent not hosted here; its error record is stored, and the
  *   ack is what marks it done (a redelivery before the ack republishes the same record id).
+ * - quarantined: the key's document cannot be trusted; the element's `state_quarantined` record
+ *   (naming it, for a redrive after the repair) is stored, so `ack`: the key's backlog never holds
+ *   the partition's in-flight budget.
  * - fenced: a newer owner holds the key; a stale owner acks nothing and gives the partition up.
  * - abandoned: the partition or process is stopping; leave it unacked so the next owner (which
  *   restarts from the ack floor) gets it.
@@ -21,6 +24,7 @@ export function settleInboxMessage(msg: JsMsg, outcome: ProcessOutcome): Settlem
     case 'duplicate':
     case 'noop':
     case 'refused':
+    case 'quarantined':
       msg.ack();
       return 'continue';
     case 'fenced':

@@ -4,7 +4,7 @@ import type { ActorRuntime, ProcessOutcome } from '#core';
 import type { Topology } from '#routing';
 import { KeyedConsumer, type Intake, type KeyedConsumerHandler } from '#transport';
 import type { EntityGate, GateOutcome } from './entity-gate.js';
-import { decodeInboxMessage, type DecodedInboxMessage } from './inbox-message.js';
+import { decodeInboxMessage, type DecodedInboxMessage, type InboxRejection } from './inbox-message.js';
 import { settleInboxMessage } from './inbox-settlement.js';
 
 /**
@@ -43,11 +43,10 @@ export interface PartitionWorkerOptions {
   readonly onGap: (partition: number) => void;
 }
 
-/** One element on its way through the engine. */
-interface ElementWork {
-  readonly seq: number;
-  readonly decoded: DecodedInboxMessage;
-}
+/** One inbox message on its way through the engine: an element, or a message no element can be made of. */
+type ElementWork =
+  | { readonly kind: 'element'; readonly seq: number; readonly decoded: DecodedInboxMessage }
+  | { readonly kind: 'unreadable'; readonly seq: number; readonly rejection: InboxRejection; readonly timestampMs: number };
 
 /**
  * Consumes one partition for one ownership epoch on the services' consumer engine
@@ -101,16 +100,24 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
   intake(msg: JsMsg): Intake<ElementWork> {
     const decoded = decodeInboxMessage(msg, this.options.topology);
     if ('problem' in decoded) {
-      // Only a foreign or corrupt publisher produces these; no state can ever absorb them.
-      this.logger.error(`terminating inbox message ${msg.seq}: ${decoded.problem}`);
-      msg.term(decoded.problem);
-      return { kind: 'settled' };
+      // Only a foreign or corrupt publisher produces these; no state can ever absorb them. It
+      // becomes an error record and is acked (not termed: nats-server 2.9 ignores `+TERM <reason>`
+      // and redelivers it every ack wait, filling max_ack_pending). On its key's lane when the
+      // subject names one, so the record keeps the key's order.
+      return { kind: 'handle', lane: decoded.lane, work: { kind: 'unreadable', seq: msg.seq, rejection: decoded, timestampMs: Number(msg.timestampNanos / 1_000_000n) } };
     }
-    return { kind: 'handle', lane: decoded.stateKey, work: { seq: msg.seq, decoded } };
+    return { kind: 'handle', lane: decoded.stateKey, work: { kind: 'element', seq: msg.seq, decoded } };
   }
 
-  handle({ seq, decoded }: ElementWork): Promise<GateOutcome<ProcessOutcome>> {
+  async handle(work: ElementWork): Promise<GateOutcome<ProcessOutcome>> {
     const { gate, runtime, stillStored, epoch } = this.options;
+    if (work.kind === 'unreadable') {
+      const { rejection, seq, timestampMs } = work;
+      this.logger.error(`inbox message ${seq} is unreadable (${rejection.problem}): recorded as malformed_input and acknowledged`);
+      await runtime.recordUnreadable({ agent: rejection.agent, entityKey: rejection.entityKey, inboxSeq: seq, eventTimeMs: timestampMs, detail: rejection.problem });
+      return { ran: true, value: { kind: 'noop' } };
+    }
+    const { seq, decoded } = work;
     const signal = this.engine.halted;
     const scope = { stateKey: decoded.stateKey, agent: decoded.address.agent, ownerEpoch: epoch, signal };
     return gate.run(decoded.address.token, () => runtime.process(decoded.element, scope), () => stillStored(seq), signal);
@@ -129,7 +136,8 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
     }
   }
 
-  failed(msg: JsMsg, error: Error, { decoded }: ElementWork): void {
-    this.logger.error(`element ${msg.seq} of ${decoded.stateKey} failed unexpectedly: ${error.message}`);
+  failed(msg: JsMsg, error: Error, work: ElementWork): void {
+    const what = work.kind === 'element' ? `element ${msg.seq} of ${work.decoded.stateKey}` : `the error record of unreadable inbox message ${msg.seq}`;
+    this.logger.error(`${what} failed unexpectedly: ${error.message}`);
   }
 }

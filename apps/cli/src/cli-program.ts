@@ -12,10 +12,10 @@ import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { AgentsClient, AgentsHttpClient, ErasureFailed, HttpRefused, redrive } from '#client';
 import { loadAgentModules, loadConfig, type RuntimeConfig } from '#config';
-import { decodeActorDocument, decodeErrorRecord, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot, entityKeyHex, replaySnapshot, type ModelProvider } from '#core';
+import { decodeActorDocument, decodeErrorRecord, StateDocumentCorrupt, type ActorDocument, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot, entityKeyHex, replaySnapshot, type ModelProvider } from '#core';
 import { FakeLlm, type FakeLlmRule } from '#providers';
 import { createTopology, encodeKeyToken, keyFromText, topologyAddressing } from '#routing';
-import { connectNats, provision } from '#transport';
+import { connectNats, documentCheck, provision } from '#transport';
 import { copyLongTerm, NatsLongTermStore, restore, supersede } from '#longterm';
 import type { LongTermRecord } from '#core';
 import { keyDigest } from '#telemetry';
@@ -349,7 +349,11 @@ function addTail(program: Command, config: ConfigOf): void {
           else console.log(`${msg.subject} key=${key} reason=${r.reason} detail=${r.detail} event_time=${r.eventTimeMs}`);
         }
         printed += 1;
-        if (options.count !== undefined && printed >= options.count) messages.stop();
+        // Stop, then leave the loop: messages already buffered (--all) would otherwise still print.
+        if (options.count !== undefined && printed >= options.count) {
+          messages.stop();
+          break;
+        }
       }
       await agents.close();
     });
@@ -370,19 +374,48 @@ function addLongTermCopy(program: Command): void {
 function addState(program: Command, config: ConfigOf): void {
   program
     .command('state')
-    .description("print an actor's committed state, decoded")
+    .description("print an actor's committed state, decoded; --reset repairs a quarantined key (state_quarantined records)")
     .argument('<agent>', 'agent name')
     .argument('<key>', 'entity key (text)')
-    .action(async (agent: string, key: string) => {
+    .option('--reset', 'delete the key\'s document when it is corrupt or impossible (a quarantined key); then redrive its state_quarantined records')
+    .option('--force', 'with --reset: delete even a document that reads as valid (its memory and pending work are lost)')
+    .action(async (agent: string, key: string, options: { reset?: boolean; force?: boolean }) => {
       const c = config();
       const nc = await connectNats(c.nats, 'nats-agents-cli');
-      const topology = createTopology({ prefix: c.prefix, partitions: c.partitions });
-      const kv = await new Kvm(nc).open(topology.buckets.state, { bindOnly: true });
-      const entry = await kv.get(topology.stateKey(agent, encodeKeyToken(keyFromText(key))));
-      if (entry === null || entry.operation !== 'PUT') {
-        console.log('no committed state');
-      } else {
-        const doc = decodeActorDocument(entry.value);
+      try {
+        const topology = createTopology({ prefix: c.prefix, partitions: c.partitions });
+        const kv = await new Kvm(nc).open(topology.buckets.state, { bindOnly: true });
+        const stateKey = topology.stateKey(agent, encodeKeyToken(keyFromText(key)));
+        const entry = await kv.get(stateKey);
+        if (entry === null || entry.operation !== 'PUT') {
+          console.log('no committed state');
+          return;
+        }
+        let doc: ActorDocument | undefined;
+        let problem: string | undefined;
+        try {
+          doc = decodeActorDocument(entry.value);
+        } catch (error) {
+          if (!(error instanceof StateDocumentCorrupt)) throw error;
+          problem = error.message;
+        }
+        if (doc !== undefined && options.reset === true) {
+          const jsm = await jetstreamManager(nc);
+          problem = await documentCheck({ jsm, inboxStream: topology.streams.inbox.name, leasesStream: `KV_${topology.buckets.leases}` })(doc);
+        }
+        if (options.reset === true) {
+          if (problem === undefined && options.force !== true) {
+            throw new InvalidArgumentError(`the document of ${stateKey} reads as valid; refusing to delete it without --force`);
+          }
+          // Only the revision that was read: a commit that landed since is never deleted blind.
+          await kv.delete(stateKey, { previousSeq: entry.revision });
+          console.log(JSON.stringify({ reset: stateKey, revision: entry.revision, why: problem ?? 'forced', next: `nats-agents errors redrive --agent ${agent} --reason state_quarantined --key <key>` }));
+          return;
+        }
+        if (doc === undefined) {
+          console.log(JSON.stringify({ revision: entry.revision, bytes: entry.value.length, corrupt: problem, repair: 'nats-agents state <agent> <key> --reset' }, null, 2));
+          return;
+        }
         const text = new TextDecoder();
         console.log(
           JSON.stringify(
@@ -406,8 +439,9 @@ function addState(program: Command, config: ConfigOf): void {
             2,
           ),
         );
+      } finally {
+        await nc.drain();
       }
-      await nc.drain();
     });
 }
 

@@ -119,8 +119,8 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   const eventTime = header(HeaderName.EventTime);
   let clientTime: HeaderDoc[] = [];
   if (eventTime !== undefined) {
-    if (!/^\d{1,16}$/.test(eventTime.trim())) {
-      return reject(agent.name, entityKey, ErrorReason.MalformedInput, `${HeaderName.EventTime} must be epoch milliseconds, got '${eventTime}'`, fallbackTime);
+    if (!/^\d{1,16}$/.test(eventTime.trim()) || !Number.isSafeInteger(Number(eventTime.trim()))) {
+      return reject(agent.name, entityKey, ErrorReason.MalformedInput, `${HeaderName.EventTime} must be epoch milliseconds up to ${Number.MAX_SAFE_INTEGER}, got '${eventTime}'`, fallbackTime);
     }
     clientTime = [{ name: HeaderName.ClientTime, value: eventTime.trim() }];
   }

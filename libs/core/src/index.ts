@@ -91,6 +91,7 @@ export {
   encodeToolIntent,
   decodeToolIntent,
   StateSchemaFromFuture,
+  StateDocumentCorrupt,
 } from './actor/state-codec.js';
 export { migrateToCurrent, MissingMigrationError, registeredMigrationVersions } from './actor/state-migrations.js';
 
@@ -98,7 +99,7 @@ export { migrateToCurrent, MissingMigrationError, registeredMigrationVersions } 
 export { applyElement } from './actor/apply-element.js';
 export type { ApplyDeps, ApplyResult, ActivationReport, ActivationStatus } from './actor/apply-result.js';
 export { ActorRuntime, AgentNotHosted } from './actor/actor-runtime.js';
-export type { ActorRuntimeDeps, ElementScope, ProcessOutcome } from './actor/actor-runtime.js';
+export type { ActorRuntimeDeps, DocumentCheck, ElementScope, ProcessOutcome } from './actor/actor-runtime.js';
 export type { ElementRefusal, DirectElementScreen } from './actor/element-refusal.js';
 export type { ActorRuntimeObserver } from './actor/actor-runtime-observer.js';
 export type { ActivationTally, ModelCallRecord } from './activation/activation-tally.js';

@@ -21,3 +21,5 @@ export { Membership } from './membership.js';
 export { listKvKeys } from './kv-keys.js';
 export { EntityPauses, pauseAckKey, encodePauseMarker, decodePauseMarker } from './entity-pauses.js';
 export type { PauseMarker, PauseListener } from './entity-pauses.js';
+export { documentCheck } from './document-check.js';
+export type { DocumentCheckSources } from './document-check.js';

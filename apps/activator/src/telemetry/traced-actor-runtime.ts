@@ -1,5 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { ActorRuntime, ensureError, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
+import { ActorRuntime, ensureError, ErrorReason, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
 import { activationCost, AgentsAttribute, keyAttribute, type ModelPrice, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
@@ -141,6 +141,10 @@ export class TracedActorRuntime extends ActorRuntime {
         break;
       case 'fenced':
         span.setStatus({ code: SpanStatusCode.ERROR, message: `fenced by owner epoch ${outcome.storedEpoch}` });
+        break;
+      case 'quarantined':
+        attributes[AgentsAttribute.ErrorReason] = ErrorReason.StateQuarantined;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.detail });
         break;
       case 'noop':
       case 'abandoned':

@@ -58,6 +58,10 @@ export class TracingObserver implements ActorRuntimeObserver {
     this.inner?.refused?.(stateKey, reason);
   }
 
+  quarantined(stateKey: string, detail: string): void {
+    this.inner?.quarantined?.(stateKey, detail);
+  }
+
   modelCall(stateKey: string, call: ModelCallRecord): void {
     this.inner?.modelCall?.(stateKey, call);
     const parent = recordingContext();

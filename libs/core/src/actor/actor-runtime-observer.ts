@@ -21,6 +21,8 @@ export interface ActorRuntimeObserver {
   softCap?(stateKey: string): void;
   /** A direct element of an agent not hosted here was refused with a record and no commit. */
   refused?(stateKey: string, reason: ErrorReason): void;
+  /** The key's stored document is corrupt or impossible: the element got a `state_quarantined` record. */
+  quarantined?(stateKey: string, detail: string): void;
   /**
    * A model call of the running attempt was answered: by the provider (`cacheHit` false), or by
    * the replay cache or an earlier uncommitted attempt (`cacheHit` true). Called synchronously,

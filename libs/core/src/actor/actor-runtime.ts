@@ -21,7 +21,7 @@ import type { InboxElement } from './inbox-element.js';
 import type { OutboxPublisher } from './outbox-publisher.js';
 import { errorEntry, traceHeaders, type IntentSigner } from './outbox-entries.js';
 import { sameTimers, type TimerIndex, type TimerOwner } from './timer-index.js';
-import { encodeActorDocument } from './state-codec.js';
+import { encodeActorDocument, StateDocumentCorrupt } from './state-codec.js';
 import { CommitConflict, type StateStore } from './state-store.js';
 
 /** The agent named by an inbox subject is not hosted here: a deployment mismatch, retried until fixed. */
@@ -66,7 +66,20 @@ export interface ActorRuntimeDeps {
    * are processed like forwarded ones (no validation, an unhosted agent is held).
    */
   readonly screenDirect?: DirectElementScreen;
+  /**
+   * Checks the claims of a stored document that would fence this writer or make the element a
+   * duplicate (its owner epoch, its last applied sequence) against what the cluster can have
+   * issued: a problem (text) quarantines the key instead. Absent = documents are trusted.
+   */
+  readonly checkDocument?: DocumentCheck;
 }
+
+/**
+ * Whether a stored document's claims are possible: `undefined` when they are, otherwise what is
+ * impossible about them (e.g. an owner epoch above every lease epoch ever issued). Must be
+ * deterministic for the same document and cluster history, and may throw a retryable error.
+ */
+export type DocumentCheck = (doc: ActorDocument) => Promise<string | undefined>;
 
 /** Where an element is applied: its key, agent and the writer's epoch. */
 export interface ElementScope {
@@ -102,6 +115,12 @@ export type ProcessOutcome =
   | { readonly kind: 'refused'; readonly reason: ErrorReason }
   /** A newer owner wrote the key: do not ack; stop the partition. */
   | { readonly kind: 'fenced'; readonly storedEpoch: number }
+  /**
+   * The key's stored document is corrupt or impossible (forged): the element's `state_quarantined`
+   * record (naming its inbox message, so it can be redriven after a repair) is published and
+   * nothing is committed: ack. The partition's other keys are unaffected.
+   */
+  | { readonly kind: 'quarantined'; readonly detail: string }
   /** The scope's signal aborted before the element finished: do not ack (it will be redelivered). */
   | { readonly kind: 'abandoned' };
 
@@ -170,20 +189,32 @@ export class ActorRuntime {
       throw new AgentNotHosted(`agent '${scope.agent}' is not hosted by this activator`);
     }
     const owner: TimerOwner = { stateKey: scope.stateKey, agent: scope.agent, entityKey: element.entityKey };
-    const actor = await this.read(scope.stateKey);
+    let actor: CachedActor | undefined;
+    try {
+      actor = await this.read(scope.stateKey);
+    } catch (thrown) {
+      if (thrown instanceof StateDocumentCorrupt) return await this.quarantine(element, scope, thrown.message);
+      throw thrown;
+    }
     const deps = this.applyDeps(agent, scope, progress.failedAttempts + 1);
     const { result, drained } = await this.decide(actor, element, deps, refusal, owner);
     switch (result.kind) {
       case 'noop':
         if (element.payload.kind === 'timer') await this.deps.timerIndex?.reconcile(owner, actor?.doc.timers ?? []);
         return { kind: 'noop' };
-      case 'fenced':
+      case 'fenced': {
+        const forged = await this.implausible(actor);
+        if (forged !== undefined) return await this.quarantine(element, scope, forged);
         this.cache.evict(scope.stateKey);
         this.deps.observer?.fenced?.(scope.stateKey, result.storedEpoch, scope.ownerEpoch);
         return { kind: 'fenced', storedEpoch: result.storedEpoch };
-      case 'duplicate':
+      }
+      case 'duplicate': {
+        const forged = await this.implausible(actor);
+        if (forged !== undefined) return await this.quarantine(element, scope, forged);
         this.memos.delete(scope.stateKey);
         return { kind: 'duplicate' };
+      }
       case 'commit': {
         // A drained (deferred) event's failure commit must still consume that event.
         const before = drained && actor !== undefined ? { ...actor.doc, deferred: actor.doc.deferred.slice(1) } : actor?.doc;
@@ -305,6 +336,53 @@ export class ActorRuntime {
     await this.deps.publisher.publish([record]);
     this.deps.observer?.refused?.(scope.stateKey, refusal.reason);
     return { kind: 'refused', reason: refusal.reason };
+  }
+
+  /**
+   * What is impossible about a document that fences this writer or makes the element a duplicate
+   * (only checked then: an ordinary commit never trusts the stored claims for anything).
+   */
+  private async implausible(actor: CachedActor | undefined): Promise<string | undefined> {
+    if (actor === undefined || this.deps.checkDocument === undefined) return undefined;
+    return this.deps.checkDocument(actor.doc);
+  }
+
+  /**
+   * The key's document cannot be trusted: publishes the element's `state_quarantined` record
+   * (id derived from the inbox sequence, so a redelivery before the ack is deduplicated by the
+   * errors stream) and commits nothing. Every element of the key takes this path until an operator
+   * repairs the document; each record names its inbox message, so `errors redrive` re-applies
+   * them afterwards. A failed publish throws (retried in place).
+   */
+  private async quarantine(element: InboxElement, scope: ElementScope, detail: string): Promise<Extract<ProcessOutcome, { kind: 'quarantined' }>> {
+    this.cache.evict(scope.stateKey);
+    this.memos.delete(scope.stateKey);
+    const record = errorEntry(
+      this.deps.addressing,
+      { agent: scope.agent, entityKey: element.entityKey, reason: ErrorReason.StateQuarantined, detail: `key quarantined: ${detail}`, eventTimeMs: element.eventTimeMs },
+      element.inboxSeq,
+      traceHeaders(element.headers),
+    );
+    await this.deps.publisher.publish([record]);
+    this.deps.observer?.quarantined?.(scope.stateKey, detail);
+    return { kind: 'quarantined', detail };
+  }
+
+  /**
+   * Publishes the error record of an inbox message no element can be made of (it does not decode,
+   * its envelope contradicts its subject, its event time is out of range): reason
+   * `malformed_input`, id derived from the inbox sequence (a redelivery before the ack republishes
+   * the same id, dropped by the errors stream). The caller acks once this resolves; a failed
+   * publish throws and the message stays unacknowledged.
+   */
+  async recordUnreadable(input: { readonly agent: string; readonly entityKey: Uint8Array; readonly inboxSeq: number; readonly eventTimeMs: number; readonly detail: string }): Promise<void> {
+    const record = errorEntry(
+      this.deps.addressing,
+      { agent: input.agent, entityKey: input.entityKey, reason: ErrorReason.MalformedInput, detail: input.detail, eventTimeMs: input.eventTimeMs },
+      input.inboxSeq,
+      [],
+    );
+    await this.deps.publisher.publish([record]);
   }
 
   /** Forgets cached documents of keys matching `predicate` (a partition handed away). */

@@ -1,5 +1,5 @@
 import { v1 } from '#proto';
-import { RetryableError } from '../errors/runtime-error.js';
+import { RetryableError, TerminalError } from '../errors/runtime-error.js';
 import {
   CURRENT_STATE_SCHEMA_VERSION,
   type ActorDocument,
@@ -27,6 +27,15 @@ export class StateSchemaFromFuture extends RetryableError {
     this.found = found;
     this.supported = supported;
   }
+}
+
+/**
+ * The stored bytes are not an actor document (garbage written into the bucket, a truncated or
+ * foreign value). Terminal: re-reading returns the same bytes. The runtime quarantines the key
+ * (`state_quarantined` records) instead of retrying it.
+ */
+export class StateDocumentCorrupt extends TerminalError {
+  override readonly name = 'StateDocumentCorrupt';
 }
 
 const EMPTY = new Uint8Array(0);
@@ -110,10 +119,19 @@ function encodedCacheEntry(entry: CacheEntryDoc): Uint8Array {
 /**
  * Decodes and migrates a stored document. Migration happens in memory only: the upgraded form
  * reaches the bucket with the key's next successful commit, so a failed activation leaves the old
- * bytes untouched. Throws {@link StateSchemaFromFuture} for documents from a newer binary.
+ * bytes untouched. Throws {@link StateSchemaFromFuture} for documents from a newer binary and
+ * {@link StateDocumentCorrupt} for bytes that are not a document at all.
  */
 export function decodeActorDocument(bytes: Uint8Array): ActorDocument {
-  const m = v1.ActorState.decode(bytes);
+  let m: v1.ActorState;
+  try {
+    m = v1.ActorState.decode(bytes);
+  } catch (error) {
+    throw new StateDocumentCorrupt(`the state document (${bytes.length} bytes) does not decode: ${(error as Error).message}`, { cause: error });
+  }
+  for (const [field, value] of [['seq', m.seq], ['lastAppliedSeq', m.lastAppliedSeq], ['ownerEpoch', m.ownerEpoch]] as const) {
+    if (!Number.isSafeInteger(value) || (value as number) < 0) throw new StateDocumentCorrupt(`the state document's ${field} is not a non-negative safe integer: ${String(value)}`);
+  }
   const stored = m.stateSchemaVersion === 0 ? 1 : m.stateSchemaVersion;
   if (stored > CURRENT_STATE_SCHEMA_VERSION) throw new StateSchemaFromFuture(stored, CURRENT_STATE_SCHEMA_VERSION);
   const entityKey = m.entityKey ?? EMPTY;

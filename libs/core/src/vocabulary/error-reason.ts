@@ -26,6 +26,13 @@ export const ErrorReason = {
   KeyInvalid: 'key_invalid',
   /** Ingress (or the activator, for a direct publish): the payload is larger than the configured limit. Shrink the event or raise the limit. */
   PayloadTooLarge: 'payload_too_large',
+  /**
+   * Activator: the key's state document cannot be trusted (it does not decode, or it claims an
+   * owner epoch or applied sequence no writer can have produced). The key is quarantined: each of
+   * its elements becomes this record, naming its inbox message, and is acknowledged, while the
+   * partition's other keys go on. Repair: `nats-agents state reset`, then `nats-agents errors redrive`.
+   */
+  StateQuarantined: 'state_quarantined',
   /** Effector: an intent failed signature verification and was never executed. Check signing keys. */
   BadSignature: 'bad_signature',
   /** Effector: an intent carried no signature while verification requires one. */
