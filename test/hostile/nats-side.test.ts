@@ -140,7 +140,7 @@ describe('hostile input on the NATS side', () => {
       { n: 2, count: 1, seq: 0 },
       { n: 3, count: 2, seq: 1 },
     ]);
-  });
+  }, 240_000); // four CLI processes, each a cold Node start
 
   it('quarantines a forged document claiming an owner epoch of 2^40 instead of giving up the partition', async () => {
     const key = 'forged-epoch';
