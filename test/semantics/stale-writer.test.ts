@@ -86,8 +86,18 @@ describe('stale writers', () => {
   });
 
   it('is fenced by a newer owner epoch: it stops, acks nothing and publishes nothing', async () => {
-    const run = await race((ours) => ({ ...ours, ownerEpoch: ours.ownerEpoch + 1_000, lastAppliedSeq: 0, seq: 0, outbox: [] }));
+    // A newer owner's epoch is a revision of the leases bucket: one above ours, once the bucket has
+    // moved past it (an epoch above every lease revision is a forged document, quarantined instead).
+    const run = await race((ours) => ({ ...ours, ownerEpoch: ours.ownerEpoch + 1, lastAppliedSeq: 0, seq: 0, outbox: [] }));
     try {
+      const leases = await jetstreamManager(run.client.nc);
+      const leaseSeq = async (): Promise<number> => (await leases.streams.info('KV_AGENTS_LEASES')).state.last_seq;
+      const start = await leaseSeq();
+      const deadline = Date.now() + 60_000;
+      while ((await leaseSeq()) < start + 2) {
+        if (Date.now() > deadline) throw new Error('the leases bucket did not move within 60 s');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const fenced = new Promise<void>((resolve) => {
         const poll = setInterval(() => {
           void run.activator.metrics.fenced.get().then((m) => {
