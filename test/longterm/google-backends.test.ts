@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LongTermRecord } from '#core';
-import { openLongTermBackend, supersede, type LongTermBackend } from '#longterm';
+import { supersede, type LongTermBackend } from '#longterm';
 import { startGoogleEmulator, type GoogleEmulatorHandle, type GoogleEmulatorKind } from '../harness/index.js';
 import { longTermConformance } from './long-term-conformance.js';
-import { newEntity, record, T0, type OpenedBackend } from './long-term-fixtures.js';
+import { newEntity, openReopenable, record, T0, type OpenedBackend } from './long-term-fixtures.js';
 
 const KINDS: readonly GoogleEmulatorKind[] = ['bigtable', 'firestore'];
 const emulators = new Map<GoogleEmulatorKind, Promise<GoogleEmulatorHandle>>();
@@ -33,21 +33,7 @@ async function openGoogle(kind: GoogleEmulatorKind): Promise<OpenedBackend> {
   await emulator(kind);
   const id = randomUUID().replaceAll('-', '').slice(0, 16);
   const uri = kind === 'bigtable' ? `bigtable://test-project/test-instance/ltm_${id}` : `firestore://test-project/(default)?collection=ltm_${id}`;
-  const backend = await openLongTermBackend(uri);
-  const others: LongTermBackend[] = [];
-  return {
-    name: kind,
-    uri,
-    backend,
-    reopen: async () => {
-      const other = await openLongTermBackend(uri);
-      others.push(other);
-      return other;
-    },
-    cleanup: async () => {
-      for (const b of [backend, ...others]) await b.close();
-    },
-  };
+  return openReopenable(kind, uri);
 }
 
 afterAll(async () => {

@@ -59,6 +59,29 @@ export interface OpenedBackend {
 export const BACKENDS = ['memory', 'sqlite', 'redis', 'postgresql'] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
+/**
+ * Opens `uri` as backend `name`; `reopen` opens more handles on the same store (all closed by
+ * `cleanup`, which then runs `dispose` to drop the store's namespace).
+ */
+export async function openReopenable(name: string, uri: string, dispose: () => Promise<void> = () => Promise.resolve()): Promise<OpenedBackend> {
+  const backend = await openLongTermBackend(uri);
+  const others: LongTermBackend[] = [];
+  return {
+    name,
+    uri,
+    backend,
+    reopen: async () => {
+      const other = await openLongTermBackend(uri);
+      others.push(other);
+      return other;
+    },
+    cleanup: async () => {
+      for (const b of [backend, ...others]) await b.close();
+      await dispose();
+    },
+  };
+}
+
 /** Opens `name` on a namespace of its own. */
 export async function openIsolated(name: BackendName): Promise<OpenedBackend> {
   const id = randomUUID().replaceAll('-', '').slice(0, 16);
@@ -70,62 +93,17 @@ export async function openIsolated(name: BackendName): Promise<OpenedBackend> {
     case 'sqlite': {
       const dir = await mkdtemp(join(tmpdir(), 'ltm-sqlite-'));
       const uri = `sqlite://${join(dir, 'longterm.db')}`;
-      const backend = await openLongTermBackend(uri);
-      const others: LongTermBackend[] = [];
-      return {
-        name,
-        uri,
-        backend,
-        reopen: async () => {
-          const other = await openLongTermBackend(uri);
-          others.push(other);
-          return other;
-        },
-        cleanup: async () => {
-          for (const b of [backend, ...others]) await b.close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
+      return openReopenable(name, uri, () => rm(dir, { recursive: true, force: true }));
     }
     case 'redis': {
       const namespace = `test-ltm-${id}`;
       const uri = `${REDIS_URL}?prefix=${namespace}`;
-      const backend = await openLongTermBackend(uri);
-      const others: LongTermBackend[] = [];
-      return {
-        name,
-        uri,
-        backend,
-        reopen: async () => {
-          const other = await openLongTermBackend(uri);
-          others.push(other);
-          return other;
-        },
-        cleanup: async () => {
-          for (const b of [backend, ...others]) await b.close();
-          await deleteRedisNamespace(namespace);
-        },
-      };
+      return openReopenable(name, uri, () => deleteRedisNamespace(namespace));
     }
     case 'postgresql': {
       const schema = `ltm_test_${id}`;
       const uri = `${POSTGRES_URL}?schema=${schema}`;
-      const backend = await openLongTermBackend(uri);
-      const others: LongTermBackend[] = [];
-      return {
-        name,
-        uri,
-        backend,
-        reopen: async () => {
-          const other = await openLongTermBackend(uri);
-          others.push(other);
-          return other;
-        },
-        cleanup: async () => {
-          for (const b of [backend, ...others]) await b.close();
-          await dropPostgresSchema(schema);
-        },
-      };
+      return openReopenable(name, uri, () => dropPostgresSchema(schema));
     }
   }
 }
