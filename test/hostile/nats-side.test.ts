@@ -96,6 +96,34 @@ describe('hostile input on the NATS side', () => {
     expect(await answers(key, 2)).toMatchObject({ n: 2, count: 1, seq: 0 });
   });
 
+  it('parks the backlog of a held key: the other keys of its partition go on, and the backlog is applied in order afterwards', async () => {
+    const key = 'held-1';
+    const token = encodeKeyToken(keyFromText(key));
+    const backlog = MAX_ACK_PENDING + 8; // more than the partition's whole in-flight budget
+    const outputs = await collect(cluster.client.nc, `agents.output.counter.${token}`);
+    // The head activation holds the key for 20 s (longer than the neighbour's answer may take).
+    await cluster.client.publishEvent('counter', key, { n: 0, sleepMs: 20_000 });
+    for (let i = 1; i <= backlog; i += 1) await cluster.client.publishEvent('counter', key, { n: i });
+    const activator = cluster.services.get('activator')!;
+    expect(await answers(neighbour(key, 'held-n'), 1)).toMatchObject({ n: 1, count: 1 });
+    // The neighbour answered while the held key's head still ran.
+    expect(outputs.messages).toHaveLength(0);
+    expect(activator.lines.some((l) => l.includes(`parking its backlog`))).toBe(true);
+    expect((await consumerOf(key)).num_ack_pending).toBeLessThan(MAX_ACK_PENDING);
+
+    const applied = await outputs.waitForCount(backlog + 1, 60_000);
+    outputs.close();
+    expect(applied.map((m) => JSON.parse(text.decode(m.data)) as { n: number; count: number })).toEqual(
+      Array.from({ length: backlog + 1 }, (_, i) => ({ n: i, count: i + 1, seq: i })),
+    );
+    await until(() => activator.lines.some((l) => l.includes(`caught up with its parked backlog`)), 15_000, 'the key unparked');
+    const timers = await new Kvm(cluster.client.nc).open('AGENTS_TIMERS');
+    const marker = await timers.get(`parked.p${String(partitionOfKey(key)).padStart(4, '0')}.counter.${token}`);
+    expect(marker?.operation).not.toBe('PUT');
+    // Unparked, the key is served through the consumer again.
+    expect(await answers(key, backlog + 1)).toMatchObject({ count: backlog + 2 });
+  }, 120_000);
+
   it('refuses an event time above Number.MAX_SAFE_INTEGER at ingress and in the inbox, and the key goes on', async () => {
     const key = 'far-future';
     const h = natsHeaders();

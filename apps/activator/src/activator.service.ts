@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type ActorRuntime, type Addressing, type AgentDefinition, type LongTermStore, type ModelProvider, type OutboxPublisher, type StateStore } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type StoredMsg } from '@nats-io/jetstream';
 import pRetry from 'p-retry';
 import { encodeKeyToken, type Topology } from '#routing';
 import { acquirePartitionConsumer, documentCheck, EntityPauses, NatsService, pauseAckKey, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
@@ -17,7 +17,8 @@ import { parseFailpoints } from './failpoint-state-store.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
 import { currentTracing, type RuntimeMetrics } from '#telemetry';
 import { OwnershipManager } from './ownership-manager.js';
-import { PartitionWorker } from './partition-worker.js';
+import { parkThreshold, PartitionWorker } from './partition-worker.js';
+import { ParkMarkers } from './park-markers.js';
 import { leaseMoveObserver } from './telemetry/lease-move-observer.js';
 import { TracedActorRuntime } from './telemetry/traced-actor-runtime.js';
 
@@ -187,6 +188,9 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       stillStored: (seq) => this.stillStored(seq),
       onFenced: (p) => this.ownership?.fenced(p),
       onGap: (p) => this.ownership?.requestReset(p),
+      markers: new ParkMarkers(await this.nats.bucket(this.topology.buckets.timers), this.nats.jsm, this.topology, partition),
+      parkAt: parkThreshold(this.config.activator.maxAckPending),
+      readNext: (subject, seq) => this.readInboxNext(subject, seq),
     });
     const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId, entityKey) => {
       // A paused entity's firings are held back: the resume reloads its timers from the index.
@@ -218,6 +222,17 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       },
       { retries: 5, minTimeout: 200 },
     );
+  }
+
+  /** The first inbox message at or after `seq` on `subject`, or undefined (a parked key's replay). */
+  private async readInboxNext(subject: string, seq: number): Promise<StoredMsg | undefined> {
+    try {
+      // nats-server 2.9 answers `next_by_subj` on STREAM.MSG.GET; the client's type lists only seq and last_by_subj.
+      return (await this.nats.jsm.streams.getMessage(this.topology.streams.inbox.name, { seq, next_by_subj: subject } as unknown as { seq: number })) ?? undefined;
+    } catch (error) {
+      if (error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.NoMessageFound || error.status === 404)) return undefined;
+      throw error;
+    }
   }
 
   private async stopPartition(partition: number, drain: boolean): Promise<void> {

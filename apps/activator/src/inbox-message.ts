@@ -1,8 +1,30 @@
-import type { JsMsg } from '@nats-io/jetstream';
+import type { JsMsg, StoredMsg } from '@nats-io/jetstream';
 import { decodeInboxEnvelope, HeaderName, type InboxElement } from '#core';
 import type { InboxAddress, Topology } from '#routing';
 import { decodeKeyToken } from '#routing';
 import { fromMsgHdrs, headerValue } from '#transport';
+
+/**
+ * What of an inbox message decoding reads: a delivery of the partition consumer (`JsMsg`), or a
+ * message read back from the inbox stream ({@link storedInboxMessage}, a parked key's replay).
+ */
+export type InboxDelivery = Pick<JsMsg, 'subject' | 'data' | 'headers' | 'seq' | 'timestampNanos'> & { readonly info: { readonly deliveryCount: number } };
+
+/**
+ * A message read from the inbox stream as a delivery. Its timestamp is the same stream timestamp
+ * a consumer delivery carries (to the millisecond, all decoding uses), so a direct event replayed
+ * from the stream gets the activation clock it would have got when delivered.
+ */
+export function storedInboxMessage(stored: StoredMsg): InboxDelivery {
+  return {
+    subject: stored.subject,
+    data: stored.data,
+    headers: stored.header,
+    seq: stored.seq,
+    timestampNanos: BigInt(stored.time.getTime()) * 1_000_000n,
+    info: { deliveryCount: 1 },
+  };
+}
 
 /** A decoded inbox message: where it belongs and what it carries. */
 export interface DecodedInboxMessage {
@@ -35,7 +57,7 @@ export interface InboxRejection {
  * wrote (fixed per message, so a redelivery decides identically); only runtime publishers (ingress,
  * timer firings) are trusted to stamp the envelope.
  */
-export function decodeInboxMessage(msg: JsMsg, topology: Topology): DecodedInboxMessage | InboxRejection {
+export function decodeInboxMessage(msg: InboxDelivery, topology: Topology): DecodedInboxMessage | InboxRejection {
   const address = topology.parseInboxSubject(msg.subject);
   if (address === undefined) return { problem: `not an inbox subject of this deployment: ${msg.subject}`, agent: '_', entityKey: EMPTY, lane: `unreadable:${msg.subject}` };
   let keyFromSubject: Uint8Array;

@@ -1,11 +1,13 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JsMsg, StoredMsg } from '@nats-io/jetstream';
 import type { ActorRuntime, ProcessOutcome } from '#core';
 import type { Topology } from '#routing';
 import { KeyedConsumer, type Intake, type KeyedConsumerHandler } from '#transport';
 import type { EntityGate, GateOutcome } from './entity-gate.js';
-import { decodeInboxMessage, type DecodedInboxMessage, type InboxRejection } from './inbox-message.js';
+import { decodeInboxMessage, storedInboxMessage, type DecodedInboxMessage, type InboxDelivery, type InboxRejection } from './inbox-message.js';
 import { settleInboxMessage } from './inbox-settlement.js';
+import type { ParkMarkers } from './park-markers.js';
 
 /**
  * Lifetime of each pull request. The client re-pulls when two idle heartbeats (half of this each)
@@ -16,6 +18,18 @@ import { settleInboxMessage } from './inbox-settlement.js';
  * 5 s it resumes within a few seconds, for one small pull request per idle partition every 5 s.
  */
 const PULL_EXPIRES_MS = 5_000;
+
+/** Pause before a parked key's replay tries again after a failed read or record publish. */
+const REPLAY_RETRY_MS = 1_000;
+
+/**
+ * How many unsettled messages one key may hold before its backlog is parked: a sixteenth of the
+ * partition's `max_ack_pending`, at least 4 (32 of the default 512), so a key held by a long
+ * activation or a retry leaves at least fifteen sixteenths of the in-flight budget to the others.
+ */
+export function parkThreshold(maxAckPending: number): number {
+  return Math.max(4, Math.floor(maxAckPending / 16));
+}
 
 /** What a worker needs to consume one owned partition. */
 export interface PartitionWorkerOptions {
@@ -41,12 +55,40 @@ export interface PartitionWorkerOptions {
    * of its key and be dropped as a duplicate.
    */
   readonly onGap: (partition: number) => void;
+  /** The park markers of this partition (durable record of keys whose backlog was acknowledged unapplied). */
+  readonly markers: ParkMarkers;
+  /** Unsettled messages of one key at which its backlog is parked ({@link parkThreshold}). */
+  readonly parkAt: number;
+  /** The first inbox message at or after `seq` on `subject` (a filter), or undefined when there is none. */
+  readonly readNext: (subject: string, seq: number) => Promise<StoredMsg | undefined>;
 }
 
-/** One inbox message on its way through the engine: an element, or a message no element can be made of. */
+/** Lane names that are not state keys: unparsable subjects, and parked messages waiting for their marker. */
+const UNREADABLE_LANE = 'unreadable:';
+const PARKING_LANE = 'parking:';
+
+/** One inbox message on its way through the engine: an element, a message no element can be made of, or one of a parked key. */
 type ElementWork =
   | { readonly kind: 'element'; readonly seq: number; readonly decoded: DecodedInboxMessage }
-  | { readonly kind: 'unreadable'; readonly seq: number; readonly rejection: InboxRejection; readonly timestampMs: number };
+  | { readonly kind: 'unreadable'; readonly seq: number; readonly rejection: InboxRejection; readonly timestampMs: number }
+  /** A message of a parked key: acknowledged once the key's marker is stored (its replay applies it). */
+  | { readonly kind: 'parked'; readonly seq: number; readonly backlog: ParkedBacklog };
+
+/** One parked key of this worker. */
+interface ParkedBacklog {
+  readonly stateKey: string;
+  /** What the marker says: the lowest sequence the replay must cover (held messages included). */
+  readonly fromSeq: number;
+  /** Messages at or above this are acknowledged unapplied (the ones still held below it run in the lane). */
+  readonly ackFrom: number;
+  /** The replay's next sequence to read. */
+  cursor: number;
+  /** The highest sequence acknowledged unapplied: the replay may not end below it. */
+  through: number;
+  /** Set once the marker is stored (messages are then acknowledged at intake). */
+  stored: boolean;
+  storing: Promise<void> | undefined;
+}
 
 /**
  * Consumes one partition for one ownership epoch on the services' consumer engine
@@ -55,11 +97,26 @@ type ElementWork =
  * max_ack_pending). Held messages are kept alive with `working()` every third of the ack wait, so
  * a slow activation or a key waiting out an outage is not redelivered behind its successors. A
  * redelivery of a message still in flight is absorbed.
+ *
+ * Parking: a key that holds `parkAt` unsettled messages (its head activation is slow, retrying, or
+ * waiting) would otherwise take the partition's whole in-flight budget with its backlog and starve
+ * every other key. Its further messages are parked instead: a marker (`ParkMarkers`) records the
+ * lowest sequence of the key not yet applied, each further message is acknowledged off the
+ * consumer without being applied, and a replay queued on the key's lane — after the messages it
+ * still holds — reads the key's messages back from the inbox stream in sequence order and applies
+ * them exactly like deliveries. When the replay has caught up with everything acknowledged while
+ * parked, the marker is removed and the key's messages flow through the consumer again.
+ * Crash or hand-over: the next owner lists the markers before it consumes, replays those keys from
+ * the marker's sequence (already applied elements are duplicates), and acknowledges their
+ * redelivered messages at or above it. An erased key's messages are gone from the inbox: the
+ * replay finds nothing and ends.
  */
 export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOutcome<ProcessOutcome>> {
   private readonly logger: Logger;
   private readonly engine: KeyedConsumer<ElementWork, GateOutcome<ProcessOutcome>>;
   private fenced = false;
+  /** stateKey → its parked backlog. */
+  private readonly parked = new Map<string, ParkedBacklog>();
 
   constructor(private readonly options: PartitionWorkerOptions) {
     this.logger = new Logger(`Partition ${options.partition}`);
@@ -80,8 +137,20 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
     );
   }
 
-  start(): Promise<void> {
-    return this.engine.start();
+  /** Lists the partition's park markers and queues their replays, then starts consuming. */
+  async start(): Promise<void> {
+    for (const marker of await this.options.markers.list()) {
+      const backlog: ParkedBacklog = { stateKey: marker.stateKey, fromSeq: marker.fromSeq, ackFrom: marker.fromSeq, cursor: marker.fromSeq, through: marker.fromSeq - 1, stored: true, storing: undefined };
+      this.parked.set(marker.stateKey, backlog);
+      this.logger.log(`key ${marker.stateKey} is parked from inbox seq ${marker.fromSeq}: replaying it from the inbox`);
+      void this.engine.runOnLane(marker.stateKey, () => this.replay(backlog));
+    }
+    await this.engine.start();
+  }
+
+  /** Keys whose backlog is parked now (telemetry and tests). */
+  get parkedKeys(): number {
+    return this.parked.size;
   }
 
   /**
@@ -98,19 +167,113 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
   }
 
   intake(msg: JsMsg): Intake<ElementWork> {
+    const work = this.workOf(msg);
+    const lane = work.kind === 'element' ? work.decoded.stateKey : work.rejection.lane;
+    // Only a key's lane parks (an unparsable subject has no key to replay by).
+    if (!lane.startsWith(UNREADABLE_LANE)) {
+      const backlog = this.parked.get(lane) ?? this.parkIfFull(lane, msg.seq);
+      if (backlog !== undefined && msg.seq >= backlog.ackFrom) {
+        backlog.through = Math.max(backlog.through, msg.seq);
+        if (backlog.stored) {
+          msg.ack();
+          return { kind: 'settled' };
+        }
+        return { kind: 'handle', lane: `${PARKING_LANE}${lane}`, work: { kind: 'parked', seq: msg.seq, backlog } };
+      }
+    }
+    return { kind: 'handle', lane, work };
+  }
+
+  /** Parks `stateKey` when it already holds `parkAt` unsettled messages; `seq` is its newest. */
+  private parkIfFull(stateKey: string, seq: number): ParkedBacklog | undefined {
+    const depth = this.engine.laneDepth(stateKey);
+    if (depth < this.options.parkAt) return undefined;
+    const fromSeq = this.engine.oldestInLane(stateKey) ?? seq;
+    const backlog: ParkedBacklog = { stateKey, fromSeq, ackFrom: seq, cursor: seq, through: seq, stored: false, storing: undefined };
+    this.parked.set(stateKey, backlog);
+    this.logger.warn(`key ${stateKey} holds ${depth} unsettled messages: parking its backlog from inbox seq ${seq} (acknowledged, replayed from the inbox in order once the key is free)`);
+    void this.engine.runOnLane(stateKey, () => this.replay(backlog));
+    return backlog;
+  }
+
+  /** Stores the marker of `backlog` once (a failed write is tried again by the next message of the key). */
+  private storeMarker(backlog: ParkedBacklog): Promise<void> {
+    if (backlog.stored) return Promise.resolve();
+    backlog.storing ??= this.options.markers.park(backlog.stateKey, backlog.fromSeq).then(
+      () => {
+        backlog.stored = true;
+      },
+      (error: unknown) => {
+        backlog.storing = undefined;
+        throw error;
+      },
+    );
+    return backlog.storing;
+  }
+
+  /** What a delivered or replayed inbox message is: an element, or an unreadable message. */
+  private workOf(msg: InboxDelivery): Extract<ElementWork, { kind: 'element' | 'unreadable' }> {
     const decoded = decodeInboxMessage(msg, this.options.topology);
     if ('problem' in decoded) {
       // Only a foreign or corrupt publisher produces these; no state can ever absorb them. It
       // becomes an error record and is acked (not termed: nats-server 2.9 ignores `+TERM <reason>`
       // and redelivers it every ack wait, filling max_ack_pending). On its key's lane when the
       // subject names one, so the record keeps the key's order.
-      return { kind: 'handle', lane: decoded.lane, work: { kind: 'unreadable', seq: msg.seq, rejection: decoded, timestampMs: Number(msg.timestampNanos / 1_000_000n) } };
+      return { kind: 'unreadable', seq: msg.seq, rejection: decoded, timestampMs: Number(msg.timestampNanos / 1_000_000n) };
     }
-    return { kind: 'handle', lane: decoded.stateKey, work: { kind: 'element', seq: msg.seq, decoded } };
+    return { kind: 'element', seq: msg.seq, decoded };
+  }
+
+  /**
+   * Replays a parked key on its lane: reads the key's inbox messages from the backlog's cursor in
+   * sequence order and applies each like a delivery, until it has covered every message
+   * acknowledged while parked; then unparks. Gives up (leaving the marker for the next owner) when
+   * the worker drains, halts or is fenced. Read and record failures are retried.
+   */
+  private async replay(backlog: ParkedBacklog): Promise<void> {
+    const subject = this.options.topology.inboxPartitionFilter(this.options.partition).replace(/>$/, `${backlog.stateKey}.*`);
+    const stopping = (): boolean => this.fenced || this.engine.draining.aborted || this.engine.halted.aborted;
+    while (!stopping()) {
+      let stored: StoredMsg | undefined;
+      let outcome: GateOutcome<ProcessOutcome>;
+      try {
+        stored = await this.options.readNext(subject, backlog.cursor);
+        if (stored === undefined) {
+          if (backlog.through < backlog.cursor) {
+            // Caught up: from here on the key's messages are applied as they are delivered.
+            this.parked.delete(backlog.stateKey);
+            this.logger.log(`key ${backlog.stateKey} caught up with its parked backlog: unparked`);
+            await this.options.markers.unpark(backlog.stateKey);
+            return;
+          }
+          // Acknowledged while parked yet not in the stream: erased with its entity.
+          backlog.cursor = backlog.through + 1;
+          continue;
+        }
+        outcome = await this.handle(this.workOf(storedInboxMessage(stored)));
+      } catch (error) {
+        this.logger.error(`replaying the parked backlog of ${backlog.stateKey} failed at inbox seq ${backlog.cursor} (retrying): ${(error as Error).message}`);
+        await delay(REPLAY_RETRY_MS);
+        continue;
+      }
+      if (!outcome.ran) {
+        if (outcome.reason === 'stopped') return;
+      } else if (outcome.value.kind === 'fenced') {
+        this.fence();
+        return;
+      } else if (outcome.value.kind === 'abandoned') {
+        return;
+      }
+      backlog.cursor = stored.seq + 1;
+    }
   }
 
   async handle(work: ElementWork): Promise<GateOutcome<ProcessOutcome>> {
     const { gate, runtime, stillStored, epoch } = this.options;
+    if (work.kind === 'parked') {
+      await this.storeMarker(work.backlog);
+      return { ran: true, value: { kind: 'noop' } };
+    }
     if (work.kind === 'unreadable') {
       const { rejection, seq, timestampMs } = work;
       this.logger.error(`inbox message ${seq} is unreadable (${rejection.problem}): recorded as malformed_input and acknowledged`);
@@ -129,15 +292,24 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
       if (gated.reason === 'erased') msg.ack();
       return;
     }
-    if (settleInboxMessage(msg, gated.value) === 'stop-partition' && !this.fenced) {
-      this.fenced = true;
-      this.engine.halt();
-      this.options.onFenced(this.options.partition);
-    }
+    if (settleInboxMessage(msg, gated.value) === 'stop-partition') this.fence();
+  }
+
+  /** A newer owner wrote one of the keys: stop at once and tell the owner (once). */
+  private fence(): void {
+    if (this.fenced) return;
+    this.fenced = true;
+    this.engine.halt();
+    this.options.onFenced(this.options.partition);
   }
 
   failed(msg: JsMsg, error: Error, work: ElementWork): void {
-    const what = work.kind === 'element' ? `element ${msg.seq} of ${work.decoded.stateKey}` : `the error record of unreadable inbox message ${msg.seq}`;
+    const what =
+      work.kind === 'element'
+        ? `element ${msg.seq} of ${work.decoded.stateKey}`
+        : work.kind === 'parked'
+          ? `the park marker of ${work.backlog.stateKey} (message ${msg.seq} stays unacknowledged)`
+          : `the error record of unreadable inbox message ${msg.seq}`;
     this.logger.error(`${what} failed unexpectedly: ${error.message}`);
   }
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { entityDigest } from './entity-digest.js';
-import { erasureScope, kvSubject, timerIndexKey } from './erasure-scope.js';
+import { erasureScope, kvSubject, parkedMarkerKey, timerIndexKey } from './erasure-scope.js';
 import { InboxKind } from './inbox-kind.js';
 import { encodeKeyToken, keyFromText } from './key-token.js';
 import { createTopology } from './topology.js';
@@ -31,6 +31,7 @@ function placesOf(token: string, agent: string): [string, string][] {
     [topology.streams.intents.name, topology.approvalRequests(agent, token)],
     [`KV_${topology.buckets.state}`, kvSubject(topology.buckets.state, stateKey)],
     [`KV_${topology.buckets.timers}`, kvSubject(topology.buckets.timers, timerIndexKey(p, stateKey))],
+    [`KV_${topology.buckets.timers}`, kvSubject(topology.buckets.timers, parkedMarkerKey(p, stateKey))],
   ];
 }
 

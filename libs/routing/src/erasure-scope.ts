@@ -40,6 +40,15 @@ export function timerIndexKey(partition: number, stateKey: string): string {
 }
 
 /**
+ * The key in `AGENTS_TIMERS` of the park marker of a state key (the key's backlog was acknowledged
+ * off the partition consumer and is replayed from the inbox, see the activator's parked keys):
+ * `parked.` first, so a listing of a partition's timer index entries (`p0001.>`) never sees it.
+ */
+export function parkedMarkerKey(partition: number, stateKey: string): string {
+  return `parked.${timerIndexKey(partition, stateKey)}`;
+}
+
+/**
  * The erasure scope of the physical key whose canonical token is `token`. Every filter matches
  * the key in any agent; none matches another key (a filter's token position is exact).
  */
@@ -59,6 +68,7 @@ export function erasureScope(topology: Topology, token: string): ErasureScope {
     kvPurges: [
       { stream: kvStreamName(buckets.state), filter: kvSubject(buckets.state, `*.${token}`) },
       { stream: kvStreamName(buckets.timers), filter: kvSubject(buckets.timers, timerIndexKey(partition, `*.${token}`)) },
+      { stream: kvStreamName(buckets.timers), filter: kvSubject(buckets.timers, parkedMarkerKey(partition, `*.${token}`)) },
     ],
   };
 }

@@ -33,6 +33,7 @@ describe('#routing public surface', () => {
       'keyRefusal',
       'kvStreamName',
       'kvSubject',
+      'parkedMarkerKey',
       'partitionOf',
       'payloadRefusal',
       'rendezvousOwner',

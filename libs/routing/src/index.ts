@@ -46,7 +46,7 @@ export type {
 
 // erasure: the digest that names an erased entity, and where a key lives
 export { entityDigest } from './entity-digest.js';
-export { erasureScope, kvStreamName, kvSubject, timerIndexKey } from './erasure-scope.js';
+export { erasureScope, kvStreamName, kvSubject, parkedMarkerKey, timerIndexKey } from './erasure-scope.js';
 export type { ErasureScope, StreamFilter } from './erasure-scope.js';
 
 // errors

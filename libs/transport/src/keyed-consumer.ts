@@ -78,6 +78,8 @@ interface Held {
 export class KeyedConsumer<W, O> {
   private readonly mailbox = new KeyMailbox();
   private readonly inFlight = new Map<number, Held>();
+  /** lane → sequences of its messages received and not yet settled, oldest first. */
+  private readonly lanes = new Map<string, number[]>();
   private readonly drainController = new AbortController();
   private readonly haltController = new AbortController();
   private messages: ConsumerMessages | undefined;
@@ -106,6 +108,25 @@ export class KeyedConsumer<W, O> {
   /** Messages received and not yet settled. */
   get pending(): number {
     return this.inFlight.size;
+  }
+
+  /** Messages of `lane` received and not yet settled (what the lane holds of the consumer's `max_ack_pending`). */
+  laneDepth(lane: string): number {
+    return this.lanes.get(lane)?.length ?? 0;
+  }
+
+  /** The stream sequence of the oldest unsettled message of `lane`, if it holds any. */
+  oldestInLane(lane: string): number | undefined {
+    return this.lanes.get(lane)?.[0];
+  }
+
+  /**
+   * Runs `task` on `lane` after everything enqueued there so far, holding no message (a service's
+   * own work in the lane's order, e.g. replaying a parked backlog). A stop waits for it like for
+   * any lane work; the task should end early once {@link draining} or {@link halted} aborts.
+   */
+  runOnLane(lane: string, task: () => Promise<void>): Promise<void> {
+    return this.mailbox.run(lane, task);
   }
 
   async start(): Promise<void> {
@@ -208,8 +229,17 @@ export class KeyedConsumer<W, O> {
     const entry: Held = { msg };
     this.inFlight.set(seq, entry);
     const { work } = intake;
+    const laneSeqs = this.lanes.get(intake.lane);
+    if (laneSeqs === undefined) this.lanes.set(intake.lane, [seq]);
+    else laneSeqs.push(seq);
     const done = (): void => {
       this.inFlight.delete(seq);
+      const left = this.lanes.get(intake.lane);
+      if (left !== undefined) {
+        const at = left.indexOf(seq);
+        if (at >= 0) left.splice(at, 1);
+        if (left.length === 0) this.lanes.delete(intake.lane);
+      }
       this.wakePuller();
     };
     this.mailbox.run(intake.lane, () => this.handler.handle(work)).then(
