@@ -13,7 +13,7 @@ import { Kvm } from '@nats-io/kv';
 import { AgentsClient, AgentsHttpClient, ErasureFailed, HttpRefused, redrive } from '#client';
 import { loadAgentModules, loadConfig, type RuntimeConfig } from '#config';
 import { decodeActorDocument, decodeErrorRecord, StateDocumentCorrupt, type ActorDocument, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot, entityKeyHex, replaySnapshot, type ModelProvider } from '#core';
-import { FakeLlm, type FakeLlmRule } from '#providers';
+import { decodeRecordedResponse, FakeLlm, type FakeLlmRule } from '#providers';
 import { createTopology, encodeKeyToken, keyFromText, topologyAddressing } from '#routing';
 import { connectNats, documentCheck, provision } from '#transport';
 import { copyLongTerm, NatsLongTermStore, restore, supersede } from '#longterm';
@@ -650,6 +650,8 @@ function addReplay(program: Command): void {
         addressing: topologyAddressing(topology),
         timers: { setTimeout: (callback, ms) => { const t = setTimeout(callback, ms); return () => clearTimeout(t); } },
         monotonicMs: () => performance.now(),
+        // Recorded responses decode as the deployment's provider router decoded them when fresh.
+        decode: decodeRecordedResponse,
         ...(fallback ? { fallback } : {}),
         ...(options.through !== undefined ? { through: options.through } : {}),
         onStep: (step) => printStep(step, { json: options.json === true, printState: options.printState === true }),

@@ -11,6 +11,8 @@ export interface ActivationScope {
   readonly ctx: ActivationContext;
   /** The checkpointer's tables for this activation (restored from working memory). */
   readonly tables: { storage: Record<string, unknown>; writes: Record<string, unknown> };
+  /** The last checkpoint id this run derived (decision 0060); undefined before the first. */
+  lastCheckpointId?: string;
 }
 
 const scopes = new AsyncLocalStorage<ActivationScope>();
@@ -30,4 +32,9 @@ export function currentActivation(): ActivationScope {
   const scope = scopes.getStore();
   if (scope === undefined) throw new OutsideActivation('this LangGraph checkpointer or model runs only inside a langGraphAgent activation');
   return scope;
+}
+
+/** The current activation's scope, or undefined outside a `langGraphAgent` run. */
+export function activationOrUndefined(): ActivationScope | undefined {
+  return scopes.getStore();
 }

@@ -15,15 +15,18 @@
  *
  * Interrupts are handled one at a time (a node raising several resumes once per answer).
  * Redelivery and crashes: nothing of an attempt survives unless it commits (checkpoints included),
- * and a retried attempt stages byte-identical intents (ids derive from the key, seq and step).
+ * and a retried attempt stages byte-identical intents (ids derive from the key, seq and step) and
+ * writes byte-identical checkpoints (their ids derive from the key's checkpoint history, decision
+ * 0060), so an offline replay of the key reproduces its working memory exactly.
  */
 import { Command } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { entityKeyHex, type AgentDefinition, type OutputValue } from '#core';
 import { complete, suspend, type ActivationContext } from '#sdk';
 import { withActivation } from './activation-scope.js';
+import { installDerivedCheckpointIds } from './derived-checkpoint-ids.js';
 import { isIntentInterrupt } from './side-effect-tool.js';
-import { CHECKPOINTS_MEMORY_KEY, loadTables } from './working-memory-checkpointer.js';
+import { CHECKPOINTS_MEMORY_KEY, loadTables, WorkingMemoryCheckpointer } from './working-memory-checkpointer.js';
 
 /** A compiled graph (compiled with a {@link WorkingMemoryCheckpointer}). */
 export interface RunnableGraph<S> {
@@ -69,9 +72,12 @@ function resumeValue(ctx: ActivationContext): unknown {
  */
 export function langGraphAgent<S>(options: LangGraphAgentOptions<S>): AgentDefinition {
   const { graph, input, output, ...definition } = options;
+  // Started when the agent module loads, so no activation waits for the module it imports.
+  const derivedIds = installDerivedCheckpointIds((checkpointer) => checkpointer instanceof WorkingMemoryCheckpointer);
   return {
     ...definition,
     async handler(ctx) {
+      await derivedIds;
       const tables = loadTables(ctx.memory.getText(CHECKPOINTS_MEMORY_KEY));
       return withActivation({ ctx, tables }, async () => {
         const config: RunnableConfig = { configurable: { thread_id: entityKeyHex(ctx.key) } };

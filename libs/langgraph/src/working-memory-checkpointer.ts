@@ -4,12 +4,14 @@
  * it — in the same state-document write as the activation's outputs and intents (invariant 1). An
  * attempt that fails or is retried leaves no checkpoint behind; a committed one is what the next
  * activation of the key resumes from. One thread per key; latest-only (the newest checkpoint of
- * each namespace and its parent are kept, so the entry stays within the memory cap).
+ * each namespace and its parent are kept, so the entry stays within the memory cap). The stored
+ * entry is deterministic: the same element writes the same bytes (decision 0060).
  */
 import { MemorySaver, type Checkpoint, type CheckpointMetadata } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { PendingWrite } from '@langchain/langgraph-checkpoint';
 import { currentActivation } from './activation-scope.js';
+import { canonicalTables } from './canonical-message-ids.js';
 
 /** The working-memory entry holding the checkpoints (`__langgraph__/` is the adapter's namespace). */
 export const CHECKPOINTS_MEMORY_KEY = '__langgraph__/checkpoints';
@@ -59,8 +61,10 @@ function latestOnly(tables: Tables): Tables {
  *
  * Redelivery and crashes: the checkpoints are part of the committed document, so a retried or
  * redelivered element starts from the same checkpoint as the first attempt; nothing a failed attempt
- * wrote survives it. Replay: checkpoint ids are LangGraph's own (time-ordered, not derived), so the
- * entry's bytes differ between two runs of the same activation even when every decision is equal.
+ * wrote survives it. Replay: checkpoint ids are derived from the key's checkpoint history and
+ * stamped with the event time (`derived-checkpoint-ids.ts`), and LangGraph's random message ids are
+ * renamed in the stored copy (`canonical-message-ids.ts`), so every attempt and every replay of the
+ * same element writes byte-identical working memory (decision 0060).
  */
 export class WorkingMemoryCheckpointer extends MemorySaver {
   constructor() {
@@ -77,7 +81,7 @@ export class WorkingMemoryCheckpointer extends MemorySaver {
 
   private persist(): void {
     const { ctx, tables } = currentActivation();
-    ctx.memory.set(CHECKPOINTS_MEMORY_KEY, encodeTables(latestOnly(tables)));
+    ctx.memory.set(CHECKPOINTS_MEMORY_KEY, encodeTables(canonicalTables(latestOnly(tables))));
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {

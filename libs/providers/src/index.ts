@@ -34,6 +34,7 @@ export { decodeAnthropicMessage } from './anthropic-messages-decode.js';
 export { OpenAiCompatibleProvider, OPENAI_COMPATIBLE_DEFAULTS } from './openai-compatible-provider.js';
 export type { OpenAiCompatibleProviderOptions } from './openai-compatible-provider.js';
 export { decodeOpenAiCompatible } from './openai-compatible-decode.js';
+export { decodeRecordedResponse } from './recorded-response-decode.js';
 export { chatCompletionJson } from './chat-completion-json.js';
 export type { ChatCompletionJsonInput } from './chat-completion-json.js';
 export { fullJitterBackoffMs } from './full-jitter-backoff.js';

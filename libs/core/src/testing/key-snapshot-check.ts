@@ -11,7 +11,7 @@ import { encodeInboxEnvelope } from '../actor/inbox-codec.js';
 import { decodeToolIntent } from '../actor/state-codec.js';
 import type { InboxElement } from '../actor/inbox-element.js';
 import type { AgentDefinition } from '../agent/agent-definition.js';
-import type { ModelProvider } from '../model/model-request.js';
+import type { DecodedResponse, ModelProvider } from '../model/model-request.js';
 import { CURRENT_SNAPSHOT_VERSION, type KeySnapshot, type RecordedMessage } from '../snapshot/key-snapshot.js';
 import { replaySnapshot, type ReplayReport, type ReplayStep } from '../snapshot/replay-snapshot.js';
 import { decodeKeySnapshot, snapshotBlob } from '../snapshot/snapshot-codec.js';
@@ -26,6 +26,8 @@ export interface SnapshotCheckOptions {
   readonly addressing: Addressing;
   /** Answers model calls the snapshot does not hold (a scripted model); absent = such a call is irreproducible. */
   readonly fallback?: ModelProvider;
+  /** The deployment provider's response decoder (e.g. `decodeRecordedResponse` of `#providers`); absent = the fallback's, else UTF-8 text. */
+  readonly decode?: (body: Uint8Array) => DecodedResponse;
   /** Replay only the first `through` recorded elements (the end state is then not compared). */
   readonly through?: number;
   readonly onStep?: (step: ReplayStep) => void | Promise<void>;
@@ -52,6 +54,7 @@ export async function checkAgainstSnapshot(snapshot: Uint8Array | KeySnapshot, o
       timers,
       monotonicMs: timers.monotonicMs,
       ...(options.fallback ? { fallback: options.fallback } : {}),
+      ...(options.decode ? { decode: options.decode } : {}),
       ...(options.onStep ? { onStep: options.onStep } : {}),
       ...(options.through !== undefined ? { through: options.through } : {}),
     }),

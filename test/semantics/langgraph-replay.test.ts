@@ -1,0 +1,67 @@
+// Layer 3, replay of the LangGraph.js adapter: the triage graph runs on a real deployment
+// (nats-server, ingress, the activator process with its scripted model) through a model call and a
+// human approval, up to the refund intent it waits for. `nats-agents snapshot` copies the key out of
+// NATS and `nats-agents replay` re-runs both elements offline: the graph's checkpoints (ids derived
+// from the key's history, decision 0060) come out byte for byte, so the replay reports no divergence.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { decodeActorDocument, decodeKeySnapshot, decodeToolIntent } from '#core';
+import { CHECKPOINTS_MEMORY_KEY } from '#langgraph';
+import { collect, REPO_ROOT, startCluster } from '../harness/index.js';
+
+const run = promisify(execFile);
+
+describe('replay of a LangGraph.js activation', () => {
+  it('replays the triage graph through a model call and an approval with byte-identical checkpoints and no divergence', async () => {
+    await using cluster = await startCluster({
+      agentModules: ['dist/examples/langgraph-triage/triage.agent.js'],
+      modelScript: 'dist/examples/langgraph-triage/triage-model.js',
+      services: ['ingress', 'activator'],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'langgraph-replay-'));
+    const cli = (...args: string[]) =>
+      run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, ...args], { env: { ...process.env, NATS_URL: cluster.server.url, AGENTS_PARTITIONS: '4' }, timeout: 60_000, cwd: REPO_ROOT }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      );
+    try {
+      const approvals = await collect(cluster.client.nc, 'agents.approval-requests.triage.>');
+      const intents = await collect(cluster.client.nc, 'agents.intents.triage.refund');
+      await cluster.client.publishEvent('triage', 'ticket-11', { ticket: 'order o-5 arrived broken, please refund 30' });
+      const request = decodeToolIntent((await approvals.waitForCount(1))[0]!.data);
+      await cluster.client.publishApproval('triage', 'ticket-11', { intentId: request.intentId, approved: true, approver: 'ada', reason: '', decidedAtMs: 1 });
+      // No effector runs: the key stays suspended on the refund intent.
+      expect(decodeToolIntent((await intents.waitForCount(1))[0]!.data).toolName).toBe('refund');
+      approvals.close();
+      intents.close();
+
+      const file = join(dir, 'ticket-11.json');
+      expect((await cli('snapshot', 'triage', 'ticket-11', '--out', file)).code).toBe(0);
+      const snapshot = decodeKeySnapshot(Uint8Array.from(readFileSync(file)));
+      expect(snapshot.inbox.map((m) => [m.subject.split('.').at(-1), m.applied])).toEqual([
+        ['event', true],
+        ['approval', true],
+      ]);
+      // The committed checkpoints carry derived ids, not LangGraph's clock-based ones.
+      const committed = decodeActorDocument(snapshot.state!.document.data!);
+      const checkpoints = new TextDecoder().decode(committed.memory.entries.find((e) => e.key === CHECKPOINTS_MEMORY_KEY)!.value.subarray(1));
+      expect(Object.keys((JSON.parse(checkpoints) as { storage: Record<string, Record<string, object>> }).storage['7469636b65742d3131']!['']!)).toEqual([
+        '00000000-0003-6000-8000-000000000000',
+        '00000000-0004-6000-8000-000000000000',
+      ]);
+
+      const replay = await cli('replay', file, '--modules', 'dist/examples/langgraph-triage/triage.agent.js', '--json');
+      expect(replay.stderr).toBe('');
+      const lines = replay.stdout.trim().split('\n').map((l) => JSON.parse(l) as { step?: { divergences: unknown[] }; report?: { outcome: string; divergences?: unknown[] } });
+      expect(lines.filter((l) => l.step !== undefined).map((l) => l.step!.divergences)).toEqual([[], []]);
+      expect(lines.at(-1)!.report).toMatchObject({ outcome: 'reproduced' });
+      expect(replay.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
