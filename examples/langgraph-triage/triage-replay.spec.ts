@@ -3,13 +3,9 @@
 // element — working memory included — comes out byte for byte; the stored checkpoint ids are the
 // derived ones, and a resumed graph continues from them.
 import { describe, expect, it } from 'vitest';
-import type { InboxElement } from '#core';
+import { ActorHarness, approvalElement, checkAgainstSnapshot, eventElement, snapshotOfRecordedKey, T0, testAddressing, type InboxElement } from '#core';
 import { decodeRecordedResponse, FakeLlm } from '#providers';
 import { CHECKPOINTS_MEMORY_KEY } from '#langgraph';
-import { ActorHarness } from '../../libs/core/src/testing/actor-runtime-harness.js';
-import { approvalElement, eventElement, T0 } from '../../libs/core/src/testing/inbox-elements.js';
-import { checkAgainstSnapshot, snapshotOfRecordedKey } from '../../libs/core/src/testing/key-snapshot-check.js';
-import { testAddressing } from '../../libs/core/src/testing/test-addressing.js';
 import triage from './triage.agent.js';
 import { rules } from './triage-model.js';
 
