@@ -21,6 +21,8 @@ RUN npm run build && npm run build:packages && npm prune --omit=dev --no-audit -
 # --- runtime: Node and the compiled code only, owned by root, run as the unprivileged `node` ---
 FROM node:20.20.2-bookworm-slim
 ENV NODE_ENV=production
+# The services' Node flags (libs/config/src/service-node-flags.ts; a spec keeps the two equal).
+ENV NODE_OPTIONS="--max-semi-space-size=64"
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

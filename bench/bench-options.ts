@@ -5,7 +5,7 @@
  * benchmark follows the runtime's configuration instead of copying it.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type RuntimeConfig } from '#config';
+import { loadConfig, SERVICE_NODE_FLAGS, type RuntimeConfig } from '#config';
 import { PHASE_NAMES, type PhaseName } from './report/bench-result.js';
 import type { SystemName } from './system-under-test.js';
 
@@ -43,7 +43,7 @@ export interface BenchOptions {
   readonly stallTimeoutMs: number;
   /** Where `<timestamp>.json` and `latest.md` go. */
   readonly resultsDir: string;
-  /** Extra `node` flags for every service and baseline process (e.g. `--cpu-prof`). */
+  /** `node` flags of every service and baseline process: the services' own (`SERVICE_NODE_FLAGS`), then `--node-flags` (e.g. `--cpu-prof`). */
   readonly nodeFlags: readonly string[];
   /** Extra environment for the runtime's services (experiments, e.g. `NEST_LOG_LEVEL=log`). */
   readonly serviceEnv: Readonly<Record<string, string>>;
@@ -217,7 +217,8 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     activationTimeoutMs: o.activationTimeoutMs,
     stallTimeoutMs: o.stallTimeoutMs,
     resultsDir: o.resultsDir,
-    nodeFlags: o.nodeFlags.split(' ').filter((f) => f.length > 0),
+    // The services' own flags, given to the baseline's processes too: both systems run the same Node.
+    nodeFlags: [...SERVICE_NODE_FLAGS, ...o.nodeFlags.split(' ').filter((f) => f.length > 0)],
     serviceEnv: o.serviceEnv,
     baselineAsyncTraces: o.baselineAsyncTraces,
     activators: o.activators,

@@ -16,6 +16,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { hashApiKey } from '#auth';
+import { SERVICE_NODE_FLAGS } from '#config';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -102,7 +103,7 @@ const opsPort = (name: (typeof SERVICES)[number]): number => (OPS_BASE_PORT === 
 
 function startService(name: string, env: NodeJS.ProcessEnv): Promise<void> {
   const main = join(root, 'dist', 'apps', name, 'src', 'main.js');
-  const child = spawn(process.execPath, [main], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, main], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push({ name, process: child });
   return new Promise((resolveReady, reject) => {
     const onData = (chunk: Buffer): void => {

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '#config';
 
 /** The repository root. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
@@ -60,7 +61,7 @@ process.once('exit', () => {
  * Fails with the captured output when it exits or times out first.
  */
 export async function startService(name: ServiceName, env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceHandle> {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'apps', name, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(REPO_ROOT, 'dist', 'apps', name, 'src', 'main.js')], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...tracingDefaults(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -40,7 +40,7 @@ export async function startActivatorInProcess(options: {
     .useFactory({
       inject: [NatsService, TOPOLOGY, PROVISIONING],
       factory: async (nats: NatsService, topology: Topology) => {
-        const store = new KvStateStore(await nats.bucket(topology.buckets.state));
+        const store = new KvStateStore(await nats.bucket(topology.buckets.state), nats.acks, topology.buckets.state);
         return options.wrapStore ? options.wrapStore(store) : store;
       },
     })

@@ -54,13 +54,13 @@ import { buildModelProvider } from './model-provider.factory.js';
       provide: STATE_STORE,
       inject: [NatsService, TOPOLOGY, PROVISIONING],
       useFactory: async (nats: NatsService, topology: Topology) => {
-        return new KvStateStore(await nats.bucket(topology.buckets.state));
+        return new KvStateStore(await nats.bucket(topology.buckets.state), nats.acks, topology.buckets.state);
       },
     },
     {
       provide: OUTBOX_PUBLISHER,
-      inject: [NatsService, RUNTIME_CONFIG],
-      useFactory: (nats: NatsService, config: RuntimeConfig) => new JetStreamOutboxPublisher(nats.js, config.nats.requestTimeoutMs),
+      inject: [NatsService],
+      useFactory: (nats: NatsService) => new JetStreamOutboxPublisher(nats.acks),
     },
     { provide: RUNTIME_METRICS, useFactory: () => new RuntimeMetrics() },
     { provide: SCHEDULER_CLOCK, useValue: systemClock },

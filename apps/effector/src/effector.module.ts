@@ -64,8 +64,8 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
     },
     {
       provide: RESULT_PUBLISHER,
-      inject: [NatsService, RUNTIME_CONFIG],
-      useFactory: (nats: NatsService, config: RuntimeConfig): OutboxPublisher => new JetStreamOutboxPublisher(nats.js, config.nats.requestTimeoutMs),
+      inject: [NatsService],
+      useFactory: (nats: NatsService): OutboxPublisher => new JetStreamOutboxPublisher(nats.acks),
     },
     { provide: EFFECTOR_METRICS, useFactory: () => new EffectorMetrics() },
     {

@@ -1,7 +1,6 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
 import { encodeErrorRecord, HeaderName, ingestForwardMessageId, ingressErrorMessageId } from '#core';
 import type { Topology } from '#routing';
-import { toMsgHdrs } from '#transport';
+import { toMsgHdrs, type PubAckPipeline } from '#transport';
 import type { IngestDecision } from './ingest-decision.js';
 
 /** Where an ingest message came from: its id for derived message ids. */
@@ -15,16 +14,20 @@ export interface IngestSource {
  * Both publishes use ids derived from the ingest stream sequence, so a redelivery to ingress
  * (a crash before its ack) stores nothing twice. Resolves when the target stream acknowledged.
  */
-export async function carryOut(js: JetStreamClient, topology: Topology, decision: IngestDecision, source: IngestSource, timeoutMs: number): Promise<void> {
+export async function carryOut(acks: PubAckPipeline, topology: Topology, decision: IngestDecision, source: IngestSource): Promise<void> {
   if (decision.kind === 'forward') {
-    await js.publish(decision.inboxSubject, decision.envelope, {
-      msgID: ingestForwardMessageId(source.stream, source.seq),
-      headers: toMsgHdrs(decision.headers),
-      timeout: timeoutMs,
-    });
+    const headers = toMsgHdrs(decision.headers);
+    headers.set(MSG_ID, ingestForwardMessageId(source.stream, source.seq));
+    await acks.publish(decision.inboxSubject, decision.envelope, headers);
     return;
   }
-  await js.publish(
+  const headers = toMsgHdrs([
+    { name: HeaderName.Reason, value: decision.reason },
+    { name: HeaderName.Agent, value: decision.agent },
+    { name: HeaderName.EventTime, value: String(decision.eventTimeMs) },
+  ]);
+  headers.set(MSG_ID, ingressErrorMessageId(source.stream, source.seq));
+  await acks.publish(
     topology.errors(decision.agent, decision.reason),
     encodeErrorRecord({
       agent: decision.agent,
@@ -33,14 +36,9 @@ export async function carryOut(js: JetStreamClient, topology: Topology, decision
       detail: decision.detail,
       eventTimeMs: decision.eventTimeMs,
     }),
-    {
-      msgID: ingressErrorMessageId(source.stream, source.seq),
-      headers: toMsgHdrs([
-        { name: HeaderName.Reason, value: decision.reason },
-        { name: HeaderName.Agent, value: decision.agent },
-        { name: HeaderName.EventTime, value: String(decision.eventTimeMs) },
-      ]),
-      timeout: timeoutMs,
-    },
+    headers,
   );
 }
+
+/** JetStream's deduplication header. */
+const MSG_ID = 'Nats-Msg-Id';

@@ -4,7 +4,7 @@ import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { backoffDelay, sleep, type AgentDefinition } from '#core';
 import type { Topology } from '#routing';
 import type { IngressMetrics } from '#telemetry';
-import { fromMsgHdrs, KeyedConsumer, type Intake, type KeyedConsumerHandler } from '#transport';
+import { fromMsgHdrs, KeyedConsumer, type Intake, type KeyedConsumerHandler, type PubAckPipeline } from '#transport';
 import { carryOut } from './ingest-forwarder.js';
 import { decideIngest, type IngestDecision, type IngestLimits } from './ingest-decision.js';
 import { startIngestSpan, type IngestTrace } from './telemetry/ingest-span.js';
@@ -25,10 +25,11 @@ export interface IngestWorkerOptions {
   /** Messages buffered client-side per pull. */
   readonly batch: number;
   readonly js: JetStreamClient;
+  /** Publishes the forwards and error records (acknowledged by their streams). */
+  readonly acks: PubAckPipeline;
   readonly topology: Topology;
   readonly agents: ReadonlyMap<string, AgentDefinition>;
   readonly limits: IngestLimits;
-  readonly requestTimeoutMs: number;
   /** Counts forwards, refusals (error records) and retries. */
   readonly metrics: IngressMetrics;
   /**
@@ -143,7 +144,7 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
     for (let attempt = 0; !halted.aborted; attempt += 1) {
       if (!this.options.mayForward()) return false;
       try {
-        await carryOut(this.options.js, this.options.topology, decision, source, this.options.requestTimeoutMs);
+        await carryOut(this.options.acks, this.options.topology, decision, source);
         if (decision.kind === 'reject') this.logger.warn(`ingest ${seq} refused: ${decision.reason}: ${decision.detail}`);
         return true;
       } catch (error) {

@@ -21,6 +21,7 @@ export {
 export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';
 export { longTermEnabled } from './long-term-enabled.js';
+export { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 export type { ConfigSources } from './load-config.js';
 export { loadAgentModules, agentModulesProblem, AgentModuleError } from './agent-modules.js';
 export { assertAgentsFitConfig } from './agent-requirements.js';

@@ -7,6 +7,8 @@ export { connectNats } from './nats-connection.js';
 export { toMsgHdrs, fromMsgHdrs, headerValue } from './message-headers.js';
 export { KvStateStore, StateStoreUnavailable } from './kv-state-store.js';
 export { JetStreamOutboxPublisher, PublishUnacknowledged } from './jetstream-outbox-publisher.js';
+export { PubAckPipeline, PubAckTimeout, PubAckNoResponders, PubAckAbandoned } from './pub-ack-pipeline.js';
+export type { PubAckPipelineOptions } from './pub-ack-pipeline.js';
 export { provision, ProvisioningError, RECOMMENDED_MAX_PAYLOAD, LEASE_TTL_MS, DEFAULT_EFFECTS_TTL_MS, maxDocumentBytesFor } from './provisioner.js';
 export type { ProvisionReport, ProvisionOptions } from './provisioner.js';
 export { acquirePartitionConsumer } from './partition-consumer.js';

@@ -1,6 +1,11 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { headers as createHeaders } from '@nats-io/transport-node';
 import { CommitConflict, decodeActorDocument, RetryableError, type StateStore, type StoredActor } from '#core';
+import type { PubAckPipeline } from './pub-ack-pipeline.js';
+
+/** The CAS condition of a KV update (what `kv.update` sets). */
+const EXPECTED_LAST_SUBJECT_SEQUENCE = 'Nats-Expected-Last-Subject-Sequence';
 
 /** A KV operation failed in a way that may or may not have written (timeout, disconnect, outage). */
 export class StateStoreUnavailable extends RetryableError {
@@ -9,12 +14,23 @@ export class StateStoreUnavailable extends RetryableError {
 
 /**
  * The actor-state port over JetStream KV (`AGENTS_STATE`). `commit` is `kv.create` for a key
- * that never committed and `kv.update(key, bytes, revision)` otherwise: a revision CAS the server
- * enforces (error 10071 → {@link CommitConflict}). Any other failure is ambiguous and surfaces
- * as {@link StateStoreUnavailable}; the runtime then re-reads before deciding anything.
+ * that never committed and otherwise what `kv.update(key, bytes, revision)` sends — a publish to
+ * the key's subject with `Nats-Expected-Last-Subject-Sequence: revision` — through the pipelined
+ * publisher (`acks`): a revision CAS the server enforces (error 10071 → {@link CommitConflict}).
+ * Any other failure is ambiguous and surfaces as {@link StateStoreUnavailable}; the runtime then
+ * re-reads before deciding anything.
  */
 export class KvStateStore implements StateStore {
-  constructor(private readonly kv: KV) {}
+  private readonly subjectPrefix: string;
+
+  /** `bucket` is the KV's name; its keys live on `$KV.<bucket>.<key>` (no JetStream domain). */
+  constructor(
+    private readonly kv: KV,
+    private readonly acks: PubAckPipeline,
+    bucket: string,
+  ) {
+    this.subjectPrefix = `$KV.${bucket}.`;
+  }
 
   async load(stateKey: string): Promise<StoredActor | undefined> {
     let entry;
@@ -29,7 +45,10 @@ export class KvStateStore implements StateStore {
 
   async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
     try {
-      return expectedRevision === undefined ? await this.kv.create(stateKey, bytes) : await this.kv.update(stateKey, bytes, expectedRevision);
+      if (expectedRevision === undefined) return await this.kv.create(stateKey, bytes);
+      const h = createHeaders();
+      h.set(EXPECTED_LAST_SUBJECT_SEQUENCE, String(expectedRevision));
+      return (await this.acks.publish(this.subjectPrefix + stateKey, bytes, h)).seq;
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) {
         throw new CommitConflict(`state of ${stateKey} changed since revision ${expectedRevision ?? 'absent'}`, { cause: error });

@@ -4,6 +4,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { connectNats } from '../nats-connection.js';
+import { PubAckPipeline } from '../pub-ack-pipeline.js';
 
 /** Injection token of the service's NATS client name (e.g. `activator`). */
 export const NATS_CLIENT_NAME = Symbol.for('nats-agents.nats-client-name');
@@ -19,6 +20,7 @@ export class NatsService implements OnApplicationShutdown {
   private connection: NatsConnection | undefined;
   private client: JetStreamClient | undefined;
   private manager: JetStreamManager | undefined;
+  private pipeline: PubAckPipeline | undefined;
   private readonly buckets = new Map<string, KV>();
 
   constructor(
@@ -33,6 +35,7 @@ export class NatsService implements OnApplicationShutdown {
     this.connection = nc;
     this.client = jetstream(nc, { timeout: this.config.nats.requestTimeoutMs });
     this.manager = await jetstreamManager(nc, { timeout: this.config.nats.requestTimeoutMs });
+    this.pipeline = new PubAckPipeline(nc, { timeoutMs: this.config.nats.requestTimeoutMs, monotonicMs: () => performance.now() });
     this.logger.log(`connected to ${nc.getServer()} (server ${nc.info?.version ?? 'unknown'}, max_payload ${nc.info?.max_payload ?? 'unknown'})`);
     return nc;
   }
@@ -52,6 +55,12 @@ export class NatsService implements OnApplicationShutdown {
     return this.manager;
   }
 
+  /** The hot-path JetStream publisher (acknowledged publishes, pipelined over one reply subscription). */
+  get acks(): PubAckPipeline {
+    if (this.pipeline === undefined) throw new Error('NATS is not connected yet');
+    return this.pipeline;
+  }
+
   /** Opens (never creates) a KV bucket; provisioning creates them. */
   async bucket(name: string): Promise<KV> {
     let kv = this.buckets.get(name);
@@ -69,6 +78,9 @@ export class NatsService implements OnApplicationShutdown {
       await nc.drain();
     } catch (error) {
       this.logger.warn(`drain failed: ${(error as Error).message}`);
+    } finally {
+      // Waits still open after the drain can no longer be answered: their outcome is unknown.
+      this.pipeline?.close();
     }
   }
 }
