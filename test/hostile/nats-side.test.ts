@@ -143,6 +143,20 @@ describe('hostile input on the NATS side', () => {
     expect(info.num_redelivered).toBe(0);
   });
 
+  it('screens every event in the inbox, not only those with Agents-Direct: validateEvent and the size limit', async () => {
+    const key = 'headerless';
+    expect(await answers(key, 1)).toMatchObject({ count: 1 });
+    // Published straight into the lane without the direct header, as if forwarded by ingress.
+    const envelope = (event: Uint8Array): Uint8Array => encodeInboxEnvelope({ entityKey: keyFromText(key), eventTimeMs: Date.now(), payload: { kind: 'event', event } });
+    await cluster.client.js.publish(inboxSubject(key), envelope(enc.encode('not json')));
+    await cluster.client.js.publish(inboxSubject(key), envelope(enc.encode(JSON.stringify({ n: 2, pad: 'x'.repeat(300 * 1024) }))));
+    await until(async () => (await records(ErrorReason.MalformedInput, key)).length === 1 && (await records(ErrorReason.PayloadTooLarge, key)).length === 1, 15_000, 'a malformed_input and a payload_too_large record');
+    expect((await records(ErrorReason.MalformedInput, key))[0]!.detail).toContain('the event must be JSON');
+    // Neither reached the agent: the count goes on from 1.
+    expect(await answers(key, 3)).toMatchObject({ n: 3, count: 2 });
+    expect(await records(ErrorReason.ActivationError, key)).toEqual([]);
+  });
+
   it('quarantines a key whose state document is garbage, keeps its partition serving, and the CLI repairs it and redrives its events', async () => {
     const key = 'garbage-doc';
     const stateKey = `counter.${encodeKeyToken(keyFromText(key))}`;

@@ -2,7 +2,7 @@ import { ErrorReason, type AgentDefinition, type DirectElementScreen } from '#co
 import { screenEvent, type EventLimits } from '#routing';
 
 /**
- * The activator's screen for direct elements: exactly the rules ingress applies to an event
+ * The activator's screen for every event element and for direct elements: exactly the rules ingress applies to an event
  * (`screenEvent`: known agent, key, size, the agent's `validateEvent`), with the same limits
  * (`ingress.*` of the shared configuration), so a refusal has the same reason and detail whichever
  * way the event came in. Direct publishing carries events only: a result, approval or timer

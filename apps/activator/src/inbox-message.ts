@@ -50,8 +50,8 @@ export interface InboxRejection {
 /**
  * Decodes an inbox message into the element the actor applies. The subject decides the key and
  * agent; the envelope must agree with it (a mismatch is a corrupt message, never guessed at). An
- * `Agents-Direct` header marks an event a client published straight into the lane: the runtime
- * then validates it as ingress would have. A direct message that is not a readable envelope of its
+ * `Agents-Direct` header marks an event a client published straight into the lane (the runtime
+ * validates every event as ingress would have, header or not; the header decides the clock). A direct message that is not a readable envelope of its
  * subject is refused here like any other (the client library cannot produce one). A direct event's
  * activation clock is the inbox message's stream timestamp, never the envelope's time the client
  * wrote (fixed per message, so a redelivery decides identically); only runtime publishers (ingress,

@@ -134,11 +134,12 @@ describe('ActorRuntime with direct elements', () => {
     expect(h.errors('ghost')).toHaveLength(1);
   });
 
-  it('never screens an element that ingress forwarded, and still holds one for an unhosted agent (deploy skew)', async () => {
+  it('screens an event without the direct header too (the header is only what the publisher says), and still holds one for an unhosted agent (deploy skew)', async () => {
     const { agent, runs } = counting();
     const h = new ActorHarness({ agents: [agent], screenDirect: screen });
-    expect(await h.process('tally', eventElement(1, 'k', 'bad'))).toMatchObject({ kind: 'applied', report: { status: 'completed' } });
-    expect(runs()).toBe(1);
+    expect(await h.process('tally', eventElement(1, 'k', 'bad'))).toMatchObject({ kind: 'applied', report: { status: 'refused', reason: ErrorReason.MalformedInput } });
+    expect(runs()).toBe(0);
+    expect(h.errors('tally')).toHaveLength(1);
 
     const controller = new AbortController();
     const pending = h.runtime.process(eventElement(2, 'k', 'hello'), h.scope('ghost', 'k', { signal: controller.signal }));

@@ -62,8 +62,9 @@ export interface ActorRuntimeDeps {
   /** The long-term tier; staged saves are flushed to it before each commit. */
   readonly longterm?: ApplyDeps['longterm'];
   /**
-   * The ingress rules for direct elements ({@link InboxElement.direct}); absent = direct elements
-   * are processed like forwarded ones (no validation, an unhosted agent is held).
+   * The ingress rules (key, size, the agent's `validateEvent`), applied to every event element of a
+   * hosted agent and to every direct element ({@link InboxElement.direct}, which must be an event);
+   * absent = nothing is validated here and an unhosted agent is held.
    */
   readonly screenDirect?: DirectElementScreen;
   /**
@@ -136,8 +137,9 @@ export type ProcessOutcome =
  * downstream by `Nats-Msg-Id`. Crash: nothing is acked before its commit and publish, so the
  * element comes back and takes the duplicate path.
  *
- * Direct elements (published by a client straight into the lane) are first screened with the
- * ingress rules (`screenDirect`). A refusal for a hosted agent is committed like any failure
+ * Every event of a hosted agent, and every direct element (published by a client straight into
+ * the lane), is first screened with the ingress rules (`screenDirect`), whether or not it carries
+ * the `Agents-Direct` header. A refusal for a hosted agent is committed like any failure
  * (`lastAppliedSeq` + one error record). A refusal for an agent not hosted here has no document to
  * commit to: its record is published under the id `errorMessageId(agent, key, inboxSeq)` and the
  * element is acked — the ack is the dedup mark, and a redelivery before it republishes the same id,
@@ -155,7 +157,7 @@ export class ActorRuntime {
   }
 
   async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
-    const refusal = element.direct === true ? this.deps.screenDirect?.(element, scope.agent) : undefined;
+    const refusal = this.screen(element, scope.agent);
     const progress: ElementProgress = { applied: undefined, failedAttempts: 0 };
     for (let attempt = 0; ; attempt += 1) {
       if (scope.signal.aborted) return { kind: 'abandoned' };
@@ -176,6 +178,19 @@ export class ActorRuntime {
         await this.backOff(thrown, attempt, scope);
       }
     }
+  }
+
+  /**
+   * The ingress rules applied here: to a direct element always, and to every other event of a
+   * hosted agent as well, whatever headers it carries (a publisher with rights on the inbox can
+   * leave `Agents-Direct` off, and the runtime must not take an element's word for having passed
+   * ingress). A forwarded event of an agent not hosted here is not screened: that is deploy skew,
+   * held as {@link AgentNotHosted}. Results, approvals and timers carry no event to screen.
+   */
+  private screen(element: InboxElement, agent: string): ElementRefusal | undefined {
+    if (element.direct === true) return this.deps.screenDirect?.(element, agent);
+    if (element.payload.kind !== 'event' || !this.deps.agents.has(agent)) return undefined;
+    return this.deps.screenDirect?.(element, agent);
   }
 
   /**

@@ -13,8 +13,9 @@ export interface ElementRefusal {
 
 /**
  * The ingress validation rules (known agent, key, payload size, the agent's `validateEvent`) as
- * the runtime applies them to a **direct** element — one a client published straight into the
- * inbox lane ({@link InboxElement.direct}), so no ingress has checked it. Injected because the
+ * the runtime applies them to every event element of a hosted agent and to every **direct**
+ * element ({@link InboxElement.direct}): the inbox lane can be published to without ingress, with
+ * or without the direct header, so no element is trusted to have been checked. Injected because the
  * rules live above core (`#routing`'s event admission, shared with ingress). Pure: the same
  * element always gets the same answer, so a redelivery is refused (or admitted) identically.
  */
