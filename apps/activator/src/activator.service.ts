@@ -5,7 +5,7 @@ import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { JetStreamApiCodes, JetStreamApiError, type StoredMsg } from '@nats-io/jetstream';
 import pRetry from 'p-retry';
 import { encodeKeyToken, type Topology } from '#routing';
-import { acquirePartitionConsumer, documentCheck, EntityPauses, NatsService, pauseAckKey, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
+import { acquirePartitionConsumer, documentCheck, EntityPauses, KvAgentTokenLedger, NatsService, pauseAckKey, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
 import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { directScreen } from './direct-screen.js';
@@ -83,6 +83,10 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       checkDocument: documentCheck({ jsm: this.nats.jsm, inboxStream: this.topology.streams.inbox.name, leasesStream: `KV_${this.topology.buckets.leases}` }),
       ...(signer ? { signer } : {}),
       ...(this.longterm !== null ? { longterm: { store: this.longterm, retentionMs: this.config.longterm.retentionMs } } : {}),
+      // Per-agent token budgets count in one KV entry per agent, shared by every activator.
+      agentLedger: new KvAgentTokenLedger(await this.nats.bucket(this.topology.buckets.budgets), (agent, window, tokens, error) =>
+        this.logger.warn(`a charge of ${tokens} tokens to agent '${agent}' (window starting ${window.startMs}) was not written: ${error.message}`),
+      ),
     };
     const commitPath = composeCommitPath(ports, {
       failpoints: parseFailpoints(process.env.AGENTS_FAILPOINTS),

@@ -359,6 +359,15 @@ export const RuntimeConfigSchema = z.strictObject({
             windowMs: positiveInt,
           })
           .optional(),
+        /** Tokens all keys of the agent may use together in one fixed window of event time (a counter in KV `<PREFIX>_BUDGETS` shared by every activator). */
+        tokensPerAgent: z
+          .strictObject({
+            /** Tokens allowed inside the window. */
+            tokens: positiveInt,
+            /** The window's length in ms of event time; windows are aligned to multiples of it. */
+            windowMs: positiveInt,
+          })
+          .optional(),
       }),
     )
     .default({}),

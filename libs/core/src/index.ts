@@ -42,8 +42,10 @@ export type {
   StopReason,
 } from './model/model-request.js';
 export { BudgetExceeded, checkTokenBudget, tallyTokens } from './model/token-budget.js';
+export { AgentLedgerUnavailable, agentWindowOf, InMemoryAgentTokenLedger } from './model/agent-token-ledger.js';
 export { ActivationRetry } from './activation/activation-retry.js';
 export type { TokenBudget, BudgetScope, BudgetInputs } from './model/token-budget.js';
+export type { AgentTokenLedger, AgentWindow } from './model/agent-token-ledger.js';
 export {
   ProviderError,
   RateLimitError,

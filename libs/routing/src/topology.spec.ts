@@ -57,6 +57,7 @@ describe('createTopology', () => {
       timers: 'AGENTS_TIMERS',
       effects: 'AGENTS_EFFECTS',
       erasures: 'AGENTS_ERASURES',
+      budgets: 'AGENTS_BUDGETS',
     });
   });
 

@@ -86,6 +86,8 @@ export type TopologyBuckets = {
   readonly effects: string;
   /** `<PREFIX>_ERASURES`: entity pauses of erasures in progress (keyed by the sha256 of the key) and the members' acknowledgements. */
   readonly erasures: string;
+  /** `<PREFIX>_BUDGETS`: the per-agent token counters (one entry per agent, its recent windows). */
+  readonly budgets: string;
 };
 
 /** A parsed inbox subject `<prefix>.inbox.<p>.<agent>.<key>.<kind>`, fully validated. */
@@ -232,6 +234,7 @@ class TopologyImpl implements Topology {
       timers: `${upper}_TIMERS`,
       effects: `${upper}_EFFECTS`,
       erasures: `${upper}_ERASURES`,
+      budgets: `${upper}_BUDGETS`,
     });
     this.memoryFilter = `${p}.${MEMORY}.*`;
     this.auditErasure = `${p}.${AUDIT}.erasure`;

@@ -6,6 +6,8 @@
 export { connectNats } from './nats-connection.js';
 export { toMsgHdrs, fromMsgHdrs, headerValue } from './message-headers.js';
 export { KvStateStore, StateStoreUnavailable } from './kv-state-store.js';
+export { KvAgentTokenLedger, RETAINED_WINDOWS } from './kv-agent-token-ledger.js';
+export type { LedgerChargeLost } from './kv-agent-token-ledger.js';
 export { JetStreamOutboxPublisher, PublishUnacknowledged } from './jetstream-outbox-publisher.js';
 export { PubAckPipeline, PubAckTimeout, PubAckNoResponders, PubAckAbandoned } from './pub-ack-pipeline.js';
 export type { PubAckPipelineOptions } from './pub-ack-pipeline.js';

@@ -111,6 +111,8 @@ export async function provision(
     { name: topology.buckets.timers, ttlMs: 0, createTtlMs: 0, history: 1 },
     { name: topology.buckets.effects, ttlMs: options.effectsTtlMs, createTtlMs: options.effectsTtlMs ?? DEFAULT_EFFECTS_TTL_MS, history: 1 },
     { name: topology.buckets.erasures, ttlMs: 0, createTtlMs: 0, history: 1 },
+    // One small entry per agent with a per-agent budget (its recent windows only): no TTL needed.
+    { name: topology.buckets.budgets, ttlMs: 0, createTtlMs: 0, history: 1 },
   ];
   for (const bucket of buckets) {
     const streamName = `KV_${bucket.name}`;

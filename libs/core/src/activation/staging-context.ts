@@ -11,6 +11,7 @@ import { traceId } from '../ids/trace-id.js';
 import { canonicalJson, type JsonValue } from '../json/canonical-json.js';
 import type { ModelProvider, ModelRequest, ModelResponse } from '../model/model-request.js';
 import { BudgetExceeded, checkTokenBudget, tallyTokens, type TokenBudget } from '../model/token-budget.js';
+import { AgentLedgerUnavailable, agentWindowOf, type AgentTokenLedger, type AgentWindow } from '../model/agent-token-ledger.js';
 import type { WorkingMemory } from '../memory/working-memory.js';
 import type { ReplayCache } from '../replay/replay-cache.js';
 import { replayCacheKey } from '../replay/replay-cache-key.js';
@@ -66,6 +67,11 @@ export interface StagingContextInit {
   readonly budget?: TokenBudget;
   /** Tokens the key's committed activations used inside the per-key window (`budget.tokensPerKey`). */
   readonly keyWindowTokens?: number;
+  /**
+   * The shared per-agent counter (`budget.tokensPerAgent`): read before each provider call, charged
+   * with each paid call's tokens. Absent: the per-agent budget is not enforced.
+   */
+  readonly agentLedger?: AgentTokenLedger;
 }
 
 /**
@@ -92,6 +98,8 @@ export class StagingContext implements ActivationContext {
   private readonly resumeToolName: string | undefined;
   private readonly budget: TokenBudget | undefined;
   private readonly keyWindowTokens: number | undefined;
+  private readonly agentLedger: AgentTokenLedger | undefined;
+  private readonly agentWindow: AgentWindow | undefined;
   private refusal: BudgetExceeded | undefined;
   private readonly signalSource: Pick<StagingContextInit, 'signal'>;
   private readonly cache: ReplayCache;
@@ -132,6 +140,9 @@ export class StagingContext implements ActivationContext {
     this.onModelCall = init.onModelCall;
     this.budget = init.budget;
     this.keyWindowTokens = init.keyWindowTokens;
+    const perAgent = init.budget?.tokensPerAgent;
+    this.agentLedger = perAgent === undefined ? undefined : init.agentLedger;
+    this.agentWindow = perAgent === undefined ? undefined : agentWindowOf(init.eventTimeMs, perAgent.windowMs);
     this.step = init.stepIndex;
   }
 
@@ -225,10 +236,16 @@ export class StagingContext implements ActivationContext {
       return this.respond(step, request, remembered, true, 0);
     }
 
-    if (this.budget !== undefined) this.enforceBudget(request);
+    if (this.budget !== undefined) await this.enforceBudget(request);
     const started = this.monotonicMs();
     const body = await this.provider.complete(request, { signal: this.signal });
     const durationMs = Math.max(0, this.monotonicMs() - started);
+    // The provider was paid: charge the agent's window even if the attempt was abandoned meanwhile.
+    if (this.agentLedger !== undefined && this.agentWindow !== undefined) {
+      const usage = this.provider.decode?.(body)?.usage;
+      const tokens = (usage?.promptTokens ?? 0) + (usage?.completionTokens ?? 0);
+      if (tokens > 0) await this.agentLedger.charge(this.agent, this.agentWindow, tokens);
+    }
     this.assertLive();
     this.memo.set(cacheKey, body);
     this.cache.put(cacheKey, body);
@@ -243,19 +260,33 @@ export class StagingContext implements ActivationContext {
     return this.refusal;
   }
 
-  private enforceBudget(request: ModelRequest): void {
+  private async enforceBudget(request: ModelRequest): Promise<void> {
     const budget = this.budget as TokenBudget;
     if (this.refusal !== undefined) throw this.refusal;
+    const agentWindowTokens = await this.agentWindowTokens();
+    this.assertLive();
     try {
       checkTokenBudget({
         budget,
         request,
         activationTokens: tallyTokens({ modelCalls: this.calls }),
         ...(this.keyWindowTokens !== undefined ? { keyWindowTokens: this.keyWindowTokens } : {}),
+        ...(agentWindowTokens !== undefined ? { agentWindowTokens } : {}),
       });
     } catch (error) {
       if (error instanceof BudgetExceeded) this.refusal = error;
       throw error;
+    }
+  }
+
+  /** The agent window's charged tokens, read from the shared counter (undefined: no per-agent budget). */
+  private async agentWindowTokens(): Promise<number | undefined> {
+    if (this.agentLedger === undefined || this.agentWindow === undefined) return undefined;
+    try {
+      return await this.agentLedger.spent(this.agent, this.agentWindow);
+    } catch (error) {
+      if (error instanceof AgentLedgerUnavailable) throw error;
+      throw new AgentLedgerUnavailable(`the per-agent token counter of '${this.agent}' could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentDefinition } from '../agent/agent-definition.js';
 import type { ModelProvider } from '../model/model-request.js';
+import { RetryableError } from '../errors/runtime-error.js';
+import { InMemoryAgentTokenLedger, type AgentWindow } from '../model/agent-token-ledger.js';
 import { ActorHarness } from '../testing/actor-runtime-harness.js';
 import { ScriptedModelProvider } from '../testing/scripted-model-provider.js';
 
@@ -76,5 +78,55 @@ describe('token budgets', () => {
     // Once the first activation leaves the window, the key may spend again.
     await h.send('looper', 'k', '1', { eventTimeMs: 1_070_000 });
     expect(h.outputs('looper', 'k')).toEqual(['rounds:2', 'rounds:1']);
+  });
+
+  it('counts every key of the agent against one fixed window of event time, refusing before the provider once it is spent', async () => {
+    const provider = metered(10);
+    const agent: AgentDefinition = { ...looper(1_000), budget: { tokensPerAgent: { tokens: 30, windowMs: 60_000 } } };
+    const h = new ActorHarness({ agents: [agent], provider });
+    await h.send('looper', 'a', '2', { eventTimeMs: 60_000 });
+    await h.send('looper', 'b', '2', { eventTimeMs: 70_000 });
+    expect(provider.calls).toBe(3);
+    expect(h.outputs('looper', 'a')).toEqual(['rounds:2']);
+    expect(h.errors('looper')).toMatchObject([{ reason: 'budget_exceeded', detail: 'token budget per agent exceeded: 30 used + 0 requested > 30' }]);
+    // The next window counts from zero.
+    await h.send('looper', 'c', '2', { eventTimeMs: 120_000 });
+    expect(h.outputs('looper', 'c')).toEqual(['rounds:2']);
+  });
+
+  it('consults the shared counter only before paying: a retry answered from the attempt memo is neither consulted nor charged', async () => {
+    const provider = metered(10);
+    const consulted: number[] = [];
+    const charges: number[] = [];
+    const inner = new InMemoryAgentTokenLedger();
+    const ledger = {
+      spent: async (agent: string, window: AgentWindow) => {
+        const used = await inner.spent(agent, window);
+        consulted.push(used);
+        return used;
+      },
+      charge: async (agent: string, window: AgentWindow, tokens: number) => {
+        charges.push(tokens);
+        await inner.charge(agent, window, tokens);
+      },
+    };
+    let attempts = 0;
+    const flaky: AgentDefinition = {
+      name: 'flaky',
+      budget: { tokensPerAgent: { tokens: 100, windowMs: 60_000 } },
+      async handler(ctx) {
+        await ctx.callModel({ model: 'm', messages: [{ role: 'user', content: 'once' }] });
+        attempts += 1;
+        if (attempts === 1) throw new RetryableError('try again');
+        return { kind: 'complete', output: 'done' };
+      },
+    };
+    const h = new ActorHarness({ agents: [flaky], provider, agentLedger: ledger, maxActivationAttempts: 3, backoff: { baseMs: 1, maxMs: 1 } });
+    await h.send('flaky', 'k', 'go', { eventTimeMs: 1_000 });
+    expect(h.outputs('flaky', 'k')).toEqual(['done']);
+    expect(attempts).toBe(2);
+    expect(provider.calls).toBe(1);
+    expect(consulted).toEqual([0]);
+    expect(charges).toEqual([10]);
   });
 });

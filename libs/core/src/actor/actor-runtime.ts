@@ -18,6 +18,7 @@ import { applyRefusal } from './apply-refusal.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import type { DirectElementScreen, ElementRefusal } from './element-refusal.js';
 import type { InboxElement } from './inbox-element.js';
+import { InMemoryAgentTokenLedger, type AgentTokenLedger } from '../model/agent-token-ledger.js';
 import type { OutboxPublisher } from './outbox-publisher.js';
 import { errorEntry, traceHeaders, type IntentSigner } from './outbox-entries.js';
 import { sameTimers, type TimerIndex, type TimerOwner } from './timer-index.js';
@@ -57,6 +58,12 @@ export interface ActorRuntimeDeps {
   readonly observer?: ActorRuntimeObserver;
   /** Signs published intents; absent = unsigned. */
   readonly signer?: IntentSigner;
+  /**
+   * The shared per-agent token counter for `budget.tokensPerAgent` (every activator of a deployment
+   * must share one: the activator's is a JetStream KV bucket). Absent: an in-memory one of this
+   * runtime, which only bounds what this process spends.
+   */
+  readonly agentLedger?: AgentTokenLedger;
   /** Keeps the partition's timer index in step with commits; absent = no durable timers. */
   readonly timerIndex?: TimerIndex;
   /** The long-term tier; staged saves are flushed to it before each commit. */
@@ -151,9 +158,11 @@ export type ProcessOutcome =
 export class ActorRuntime {
   private readonly cache: ActorCache;
   private readonly memos = new Map<string, AttemptMemo>();
+  private readonly agentLedger: AgentTokenLedger;
 
   constructor(private readonly deps: ActorRuntimeDeps) {
     this.cache = new ActorCache({ entries: deps.cacheCapacity, bytes: deps.cacheMaxBytes ?? Number.MAX_SAFE_INTEGER });
+    this.agentLedger = deps.agentLedger ?? new InMemoryAgentTokenLedger();
   }
 
   async process(element: InboxElement, scope: ElementScope): Promise<ProcessOutcome> {
@@ -333,6 +342,7 @@ export class ActorRuntime {
       onModelCall: (call: ModelCallRecord) => this.deps.observer?.modelCall?.(scope.stateKey, call),
       ...(this.deps.signer ? { signer: this.deps.signer } : {}),
       ...(this.deps.longterm ? { longterm: this.deps.longterm } : {}),
+      agentLedger: this.agentLedger,
     };
   }
 

@@ -2,6 +2,7 @@ import type { AgentDefinition } from '../agent/agent-definition.js';
 import type { ActivationTally, ModelCallRecord } from '../activation/activation-tally.js';
 import type { AttemptMemo } from '../activation/attempt-memo.js';
 import type { ModelProvider } from '../model/model-request.js';
+import type { AgentTokenLedger } from '../model/agent-token-ledger.js';
 import type { LongTermRecord } from '../longterm/long-term-record.js';
 import type { LongTermStore } from '../longterm/long-term-store.js';
 import type { Timers } from '../time/clock.js';
@@ -28,6 +29,8 @@ export interface ApplyDeps {
   readonly onModelCall?: (call: ModelCallRecord) => void;
   /** Signs intents as they are published (the activator's signing key); absent = unsigned. */
   readonly signer?: IntentSigner;
+  /** The shared per-agent token counter (`budget.tokensPerAgent`); absent = that budget is not enforced. */
+  readonly agentLedger?: AgentTokenLedger;
   /**
    * Retries of a retryable failure: `attempt` is this attempt's 1-based number for the element,
    * `maxAttempts` the bound. Below it a retryable failure throws `ActivationRetry` (the runtime

@@ -105,6 +105,7 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
     ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
     ...(deps.agent.budget ? { budget: deps.agent.budget } : {}),
+    ...(deps.agentLedger ? { agentLedger: deps.agentLedger } : {}),
     ...(keyWindow !== undefined ? { keyWindowTokens: spentInWindow(base.tokenSpend, element.eventTimeMs, keyWindow.windowMs) } : {}),
   });
   const summarize = deps.agent.memory?.summarize;

@@ -19,10 +19,16 @@ export interface TokenBudget {
    * the window (recorded in its state document) plus this attempt's calls so far.
    */
   readonly tokensPerKey?: { readonly tokens: number; readonly windowMs: number };
+  /**
+   * Tokens all keys of the agent may use together in one fixed window of event time (windows are
+   * aligned to multiples of `windowMs`): what the agent's provider calls were charged in the window
+   * (a shared counter, see `AgentTokenLedger`) plus this attempt's calls so far.
+   */
+  readonly tokensPerAgent?: { readonly tokens: number; readonly windowMs: number };
 }
 
 /** Which budget refused a call. */
-export type BudgetScope = 'activation' | 'key';
+export type BudgetScope = 'activation' | 'key' | 'agent';
 
 /**
  * A model call was refused before the provider was asked, because it would exceed a budget. The
@@ -49,6 +55,11 @@ export interface BudgetInputs {
   readonly activationTokens: number;
   /** Tokens the key's committed activations used inside the key window (from the committed document). */
   readonly keyWindowTokens?: number;
+  /**
+   * Tokens charged to the agent's current window (`tokensPerAgent`), read from the shared counter;
+   * this attempt's paid calls are already in it, its cache answers are not.
+   */
+  readonly agentWindowTokens?: number;
 }
 
 /**
@@ -56,7 +67,9 @@ export interface BudgetInputs {
  * when the tokens already used plus the completion tokens the request reserves (`max_tokens` or
  * `max_completion_tokens` in its params; 0 when it names none) are more than the limit, or when the
  * budget is already spent. Pure: the inputs are the attempt's answers, which a retry or a replay
- * gets back byte for byte from the replay cache, never a clock, so it decides the same way.
+ * gets back byte for byte from the replay cache, never a clock, so it decides the same way. The
+ * per-agent input is the one read from a shared counter; it is consulted only before a call that
+ * would pay the provider, and an answered call is served from the replay cache without it.
  *
  * @throws {@link BudgetExceeded}
  */
@@ -69,6 +82,10 @@ export function checkTokenBudget(inputs: BudgetInputs): void {
   if (perKey !== undefined) {
     const used = (inputs.keyWindowTokens ?? 0) + inputs.activationTokens;
     if (refuses(used, reserve, perKey.tokens)) throw new BudgetExceeded('key', used, reserve, perKey.tokens);
+  }
+  const perAgent = budget.tokensPerAgent;
+  if (perAgent !== undefined && inputs.agentWindowTokens !== undefined && refuses(inputs.agentWindowTokens, reserve, perAgent.tokens)) {
+    throw new BudgetExceeded('agent', inputs.agentWindowTokens, reserve, perAgent.tokens);
   }
 }
 

@@ -46,6 +46,8 @@ export interface HarnessOptions {
   readonly screenDirect?: DirectElementScreen;
   /** The long-term tier (absent: not configured). */
   readonly longterm?: ActorRuntimeDeps['longterm'];
+  /** The per-agent token counter (absent: the runtime's own in-memory one). */
+  readonly agentLedger?: ActorRuntimeDeps['agentLedger'];
 }
 
 const utf8 = new TextEncoder();
@@ -87,6 +89,7 @@ export class ActorHarness {
       ...(options.timerIndex ? { timerIndex: options.timerIndex } : {}),
       ...(options.longterm ? { longterm: options.longterm } : {}),
       ...(options.screenDirect ? { screenDirect: options.screenDirect } : {}),
+      ...(options.agentLedger ? { agentLedger: options.agentLedger } : {}),
     });
   }
 
