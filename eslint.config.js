@@ -155,7 +155,8 @@ const TEST_SYNTAX = [
 ];
 
 export default defineConfig([
-  globalIgnores(['**/dist/', '**/node_modules/', 'coverage/', '.data/', 'libs/proto/src/generated/**']),
+  // examples/standalone is a project of its own (its own package.json, tsconfig and test run).
+  globalIgnores(['**/dist/', '**/node_modules/', 'coverage/', '.data/', 'libs/proto/src/generated/**', 'examples/standalone/']),
 
   {
     linterOptions: { reportUnusedDisableDirectives: 'error', reportUnusedInlineConfigs: 'error' },

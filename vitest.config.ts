@@ -24,6 +24,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['libs/**/*.spec.ts', 'apps/**/*.spec.ts', 'examples/**/*.spec.ts', 'scripts/**/*.spec.ts', 'bench/**/*.spec.ts'],
+          // examples/standalone is a project of its own: its spec runs against the packed packages
+          // (test/packages/standalone-project.test.ts), not the repository's sources.
+          exclude: ['**/node_modules/**', 'examples/standalone/**'],
           sequence: { groupOrder: 0 },
           testTimeout: 20_000,
         },
