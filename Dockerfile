@@ -27,9 +27,13 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# The built packages (node_modules/@nats-agents/* link here): agents mounted outside /app resolve
-# @nats-agents/sdk to this copy when they bring none of their own.
+# The built packages (node_modules/@nats-agents/* link here).
 COPY --from=build /app/packages ./packages
+# Agents mounted outside /app (/opt/agents from a volume) resolve bare imports from their own
+# directory up to the root: with no node_modules of their own, the search ends in /node_modules,
+# which is the runtime's, so `import '@nats-agents/sdk'` finds the image's copy. A node_modules
+# beside the agents (their own SDK copy, zod, ...) is found first.
+RUN ln -s /app/node_modules /node_modules
 COPY bin ./bin
 # Plain JavaScript example agents are loaded from source (the others are compiled into dist/).
 COPY examples/echo ./examples/echo

@@ -46,10 +46,17 @@ function packageAliases(packages, self) {
   return aliases;
 }
 
+/**
+ * The repository's lib modules that exist for their side effect on import: configuring the shared
+ * protobufjs runtime (int64 as numbers, unknown fields kept). A bundle that decodes protobuf must
+ * keep them, though none of their bindings is used.
+ */
+const SIDE_EFFECT_SOURCES = new Set([`${root.replaceAll('\\', '/')}/libs/proto/src/protobuf-runtime.ts`]);
+
 /** True for a TypeScript source of the repository's libs (pure on import), not its generated JavaScript. */
 function isOwnLibSource(id) {
   const path = id.replaceAll('\\', '/');
-  return path.startsWith(`${root.replaceAll('\\', '/')}/libs/`) && path.endsWith('.ts');
+  return path.startsWith(`${root.replaceAll('\\', '/')}/libs/`) && path.endsWith('.ts') && !SIDE_EFFECT_SOURCES.has(path);
 }
 
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
