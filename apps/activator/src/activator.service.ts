@@ -1,16 +1,30 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type ActorRuntime, type Addressing, type AgentDefinition, type LongTermStore, type ModelProvider, type OutboxPublisher, type StateStore } from '#core';
-import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import {
+  HeaderName,
+  NO_CLUSTER_KEYS,
+  sealElement,
+  type ActorRuntime,
+  type Addressing,
+  type AgentDefinition,
+  type ClusterKeys,
+  type LongTermStore,
+  type ModelProvider,
+  type OutboxPublisher,
+  type StateStore,
+} from '#core';
+import { AGENT_CATALOG, assertCanVerify, loadClusterKeys, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { JetStreamApiCodes, JetStreamApiError, type StoredMsg } from '@nats-io/jetstream';
 import pRetry from 'p-retry';
 import { encodeKeyToken, type Topology } from '#routing';
-import { acquirePartitionConsumer, documentCheck, EntityPauses, KvAgentTokenLedger, NatsService, pauseAckKey, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
+import { acquirePartitionConsumer, documentCheck, EntityPauses, KvAgentTokenLedger, NatsService, pauseAckKey, PROVISIONING, toMsgHdrs, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
 import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { directScreen } from './direct-screen.js';
 import { digestOfToken, EntityGate } from './entity-gate.js';
-import { buildIntentSigner } from './intent-signer.factory.js';
+import { intentSignerOf } from './intent-signer.factory.js';
+import { verifyElement } from './element-verification.js';
 import { KvTimerIndex } from './kv-timer-index.js';
 import { composeCommitPath } from './commit-path.factory.js';
 import { parseFailpoints } from './failpoint-state-store.js';
@@ -40,6 +54,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
   private ownership: OwnershipManager | undefined;
   private timerIndex: KvTimerIndex | undefined;
   private pauses: EntityPauses | undefined;
+  private keys: ClusterKeys = NO_CLUSTER_KEYS;
   private ready = false;
 
   constructor(
@@ -59,7 +74,11 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationBootstrap(): Promise<void> {
     const report = this.provisioning;
     for (const warning of report.warnings) this.logger.warn(warning);
-    const signer = buildIntentSigner(this.config.signing, process.env);
+    // The cluster keys, read once: intents are signed and timer firings sealed with the active key;
+    // results, approvals and timers are verified against the keyring (docs/decisions/0058).
+    this.keys = loadClusterKeys(this.config.signing, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
+    assertCanVerify('activator.verification', this.config.activator.verification, this.keys);
+    const signer = intentSignerOf(this.keys);
     const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology, this.nats.jsm);
     this.timerIndex = timerIndex;
     const ports = {
@@ -195,11 +214,19 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       markers: new ParkMarkers(await this.nats.bucket(this.topology.buckets.timers), this.nats.jsm, this.topology, partition),
       parkAt: parkThreshold(this.config.activator.maxAckPending),
       readNext: (subject, seq) => this.readInboxNext(subject, seq),
+      verify: (decoded, auth) => verifyElement(this.config.activator.verification, this.keys, decoded.address.agent, decoded.element, auth),
     });
-    const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId, entityKey) => {
+    const scheduler = new TimerScheduler(partition, this.topology, this.clock, async (subject, envelope, msgId, entityKey, sealInput) => {
       // A paused entity's firings are held back: the resume reloads its timers from the index.
       if (this.pauses?.isKeyPaused(entityKey) === true) return;
-      await this.nats.js.publish(subject, envelope, { msgID: msgId, timeout: this.config.nats.requestTimeoutMs });
+      // Sealed with the active key: the seal proves the firing is ours, and its keyed message id
+      // cannot be pre-empted by a forger inside the lane's duplicate window.
+      const seal = sealElement(this.keys, sealInput);
+      await this.nats.js.publish(subject, envelope, {
+        msgID: seal?.msgId ?? msgId,
+        timeout: this.config.nats.requestTimeoutMs,
+        ...(seal !== undefined ? { headers: toMsgHdrs([{ name: HeaderName.Auth, value: seal.header }]) } : {}),
+      });
     });
     const timersLoaded = await timerIndex.attach(partition, scheduler);
     if (timersLoaded > 0) this.logger.log(`partition ${partition}: ${timersLoaded} keys with timers rescheduled`);

@@ -1,22 +1,23 @@
 import { readFileSync } from 'node:fs';
-import { signIntent, type IntentSigner } from '#core';
-import type { RuntimeConfig } from '#config';
+import { signIntent, type ClusterKeys, type IntentSigner } from '#core';
+import { loadClusterKeys, type RuntimeConfig } from '#config';
 
 /**
- * The activator's intent signer from config: HMAC-SHA256 with the secret named by `signing.keyFile`
- * or `signing.keyEnv` (base64), stamped with `signing.keyId`. No key id → intents are published
- * unsigned. The secret is read once at start-up and never logged.
+ * The activator's intent signer: HMAC-SHA256 with the active cluster key (`signing.keyId`), whose
+ * `KeyObject` is built once and reused for every intent. No active key → intents are published
+ * unsigned. A replayed activation signs identically, so its intents keep their message ids.
+ */
+export function intentSignerOf(keys: ClusterKeys): IntentSigner | undefined {
+  if (keys.active === undefined) return undefined;
+  const key = { keyId: keys.active.keyId, secret: keys.active.key };
+  return (intent) => signIntent(intent, key);
+}
+
+/**
+ * The intent signer from config alone: the secret named by `signing.keyFile` or `signing.keyEnv`
+ * (base64), else the keyring's entry for `signing.keyId`. The secret is read once at start-up and
+ * never logged; a key id without a secret, or a secret under 16 bytes, fails start-up.
  */
 export function buildIntentSigner(config: RuntimeConfig['signing'], env: NodeJS.ProcessEnv): IntentSigner | undefined {
-  if (config.keyId === undefined) return undefined;
-  let encoded: string | undefined;
-  if (config.keyFile !== undefined) encoded = readFileSync(config.keyFile, 'utf8').trim();
-  else if (config.keyEnv !== undefined) encoded = env[config.keyEnv]?.trim();
-  if (encoded === undefined || encoded === '') {
-    throw new Error(`signing.keyId '${config.keyId}' is set but no secret was found (set signing.keyFile or signing.keyEnv)`);
-  }
-  const secret = new Uint8Array(Buffer.from(encoded, 'base64'));
-  if (secret.length < 16) throw new Error(`the signing secret of '${config.keyId}' is shorter than 16 bytes`);
-  const key = { keyId: config.keyId, secret };
-  return (intent) => signIntent(intent, key);
+  return intentSignerOf(loadClusterKeys(config, { env, readFile: (path) => readFileSync(path, 'utf8') }));
 }

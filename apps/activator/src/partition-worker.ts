@@ -1,13 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { JetStreamClient, JsMsg, StoredMsg } from '@nats-io/jetstream';
-import type { ActorRuntime, ProcessOutcome } from '#core';
+import { HeaderName, type ActorRuntime, type ErrorReason, type ProcessOutcome } from '#core';
 import type { Topology } from '#routing';
-import { KeyedConsumer, type Intake, type KeyedConsumerHandler } from '#transport';
+import { headerValue, KeyedConsumer, type Intake, type KeyedConsumerHandler } from '#transport';
 import type { EntityGate, GateOutcome } from './entity-gate.js';
 import { decodeInboxMessage, storedInboxMessage, type DecodedInboxMessage, type InboxDelivery, type InboxRejection } from './inbox-message.js';
 import { settleInboxMessage } from './inbox-settlement.js';
 import type { ParkMarkers } from './park-markers.js';
+import type { ElementVerdict } from './element-verification.js';
 
 /**
  * Lifetime of each pull request. The client re-pulls when two idle heartbeats (half of this each)
@@ -61,6 +62,12 @@ export interface PartitionWorkerOptions {
   readonly parkAt: number;
   /** The first inbox message at or after `seq` on `subject` (a filter), or undefined when there is none. */
   readonly readNext: (subject: string, seq: number) => Promise<StoredMsg | undefined>;
+  /**
+   * Checks an element's `Agents-Auth` seal before it reaches its key (docs/decisions/0058), on
+   * delivery and on a parked key's replay alike. A refusal becomes an error record of its reason
+   * and is acknowledged; the key's state never sees it.
+   */
+  readonly verify: (decoded: DecodedInboxMessage, authHeader: string | undefined) => ElementVerdict;
 }
 
 /** Lane names that are not state keys: unparsable subjects, and parked messages waiting for their marker. */
@@ -70,7 +77,7 @@ const PARKING_LANE = 'parking:';
 /** One inbox message on its way through the engine: an element, a message no element can be made of, or one of a parked key. */
 type ElementWork =
   | { readonly kind: 'element'; readonly seq: number; readonly decoded: DecodedInboxMessage }
-  | { readonly kind: 'unreadable'; readonly seq: number; readonly rejection: InboxRejection; readonly timestampMs: number }
+  | { readonly kind: 'unreadable'; readonly seq: number; readonly rejection: InboxRejection; readonly timestampMs: number; readonly reason?: ErrorReason }
   /** A message of a parked key: acknowledged once the key's marker is stored (its replay applies it). */
   | { readonly kind: 'parked'; readonly seq: number; readonly backlog: ParkedBacklog };
 
@@ -221,6 +228,12 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
       // subject names one, so the record keeps the key's order.
       return { kind: 'unreadable', seq: msg.seq, rejection: decoded, timestampMs: Number(msg.timestampNanos / 1_000_000n) };
     }
+    const verdict = this.options.verify(decoded, headerValue(msg.headers, HeaderName.Auth));
+    if (verdict.kind === 'refuse') {
+      // A forged or unsealed answer or timer: recorded on its key's lane and acked, never applied.
+      const rejection: InboxRejection = { problem: verdict.detail, agent: decoded.address.agent, entityKey: decoded.element.entityKey, lane: decoded.stateKey };
+      return { kind: 'unreadable', seq: msg.seq, rejection, timestampMs: Number(msg.timestampNanos / 1_000_000n), reason: verdict.reason };
+    }
     return { kind: 'element', seq: msg.seq, decoded };
   }
 
@@ -275,9 +288,9 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
       return { ran: true, value: { kind: 'noop' } };
     }
     if (work.kind === 'unreadable') {
-      const { rejection, seq, timestampMs } = work;
-      this.logger.error(`inbox message ${seq} is unreadable (${rejection.problem}): recorded as malformed_input and acknowledged`);
-      await runtime.recordUnreadable({ agent: rejection.agent, entityKey: rejection.entityKey, inboxSeq: seq, eventTimeMs: timestampMs, detail: rejection.problem });
+      const { rejection, seq, timestampMs, reason } = work;
+      this.logger.error(`inbox message ${seq} is refused (${rejection.problem}): recorded as ${reason ?? 'malformed_input'} and acknowledged`);
+      await runtime.recordUnreadable({ agent: rejection.agent, entityKey: rejection.entityKey, inboxSeq: seq, eventTimeMs: timestampMs, detail: rejection.problem, ...(reason !== undefined ? { reason } : {}) });
       return { ran: true, value: { kind: 'noop' } };
     }
     const { seq, decoded } = work;

@@ -1,13 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { encodeInboxEnvelope, timerMessageId, type Clock, type TimerDoc, type TimerOwner } from '#core';
+import { encodeInboxEnvelope, sealedPayloadBytes, timerMessageId, type Clock, type SealInput, type TimerDoc, type TimerOwner } from '#core';
 import { encodeKeyToken, InboxKind, type Topology } from '#routing';
 import { TimerHeap } from './timer-heap.js';
 
 /**
  * Publishes one timer firing into a key's inbox lane (resolves when the stream stored it, or when
- * the publisher chose to hold the firing back: the key's timers are then reloaded later).
+ * the publisher chose to hold the firing back: the key's timers are then reloaded later). `seal`
+ * is what the firing's `Agents-Auth` seal covers; a sealing publisher uses the seal's message id
+ * instead of `msgId` (both deterministic, so a republish is stored once).
  */
-export type TimerPublisher = (subject: string, envelope: Uint8Array, msgId: string, entityKey: Uint8Array) => Promise<void>;
+export type TimerPublisher = (subject: string, envelope: Uint8Array, msgId: string, entityKey: Uint8Array, seal: SealInput) => Promise<void>;
 
 /** Processing-time scheduling, injected so tests drive time by hand. */
 export interface SchedulerClock extends Clock {
@@ -97,14 +99,16 @@ export class TimerScheduler {
           this.logger.error(`dropping timer ${timer.timerId} of ${owner.stateKey}: ${(error as Error).message}`);
           return;
         }
+        const payload = { kind: 'timer', timer: { timerId: timer.timerId, kind: timer.kind, dueAtMs: timer.dueAtMs } } as const;
         const envelope = encodeInboxEnvelope({
           entityKey: owner.entityKey,
           // The activation clock of a timer route is its due time, so a replay decides identically.
           eventTimeMs: timer.dueAtMs,
-          payload: { kind: 'timer', timer: { timerId: timer.timerId, kind: timer.kind, dueAtMs: timer.dueAtMs } },
+          payload,
         });
+        const seal: SealInput = { kind: 'timer', agent: owner.agent, entityKey: owner.entityKey, payload: sealedPayloadBytes(payload)?.payload ?? envelope };
         try {
-          await this.publish(subject, envelope, timerMessageId(owner.agent, owner.entityKey, timer.timerId, timer.dueAtMs), owner.entityKey);
+          await this.publish(subject, envelope, timerMessageId(owner.agent, owner.entityKey, timer.timerId, timer.dueAtMs), owner.entityKey, seal);
         } catch (error) {
           this.logger.warn(`timer ${timer.timerId} of ${owner.stateKey} not published yet: ${(error as Error).message}`);
           this.heap.push({ fireAtMs: this.clock.nowMs() + RETRY_DELAY_MS, dueAtMs: timer.dueAtMs, stateKey: owner.stateKey, timerId: timer.timerId });

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Module } from '@nestjs/common';
 import { createAuthenticator, type Authenticator } from '#auth';
 import { AgentsClient } from '#client';
-import { loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { loadClusterKeys, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
 import { TelemetryModule } from '#telemetry';
 import { NATS_CLIENT_NAME, natsServiceProvider, NatsService, TOPOLOGY } from '#transport';
@@ -45,7 +46,12 @@ import { MetricsReadings } from './metrics-readings.js';
           topology,
           js: nats.js,
           jsm: nats.jsm,
-          client: AgentsClient.fromConnection(nc, { prefix: config.prefix, partitions: config.partitions }),
+          // Approvals decided here are sealed with the active cluster key (docs/decisions/0058).
+          client: AgentsClient.fromConnection(nc, {
+            prefix: config.prefix,
+            partitions: config.partitions,
+            clusterKeys: loadClusterKeys(config.signing, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') }),
+          }),
           state: await nats.bucket(topology.buckets.state),
           leases: await nats.bucket(topology.buckets.leases),
           members: await nats.bucket(topology.buckets.members),

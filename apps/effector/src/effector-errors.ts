@@ -12,9 +12,7 @@ export class EffectorConfigError extends TerminalError {
 }
 
 /** The keyring is missing, unreadable or malformed while a verifying mode needs it. The effector refuses to start. */
-export class KeyringError extends TerminalError {
-  override readonly name = 'KeyringError';
-}
+export { KeyringError } from '#config';
 
 /** A tool asked for a secret reference that does not resolve. The message names the reference, never a value. */
 export class SecretReferenceError extends TerminalError {

@@ -6,6 +6,8 @@ import {
   AGENT_NAME_PATTERN,
   encodeErrorRecord,
   HeaderName,
+  sealElement,
+  type ClusterKeys,
   type ErrorReason,
   type HeaderDoc,
   type OutboxEntryDoc,
@@ -23,19 +25,31 @@ export function carriedTraceHeaders(headers: readonly HeaderDoc[]): HeaderDoc[] 
 }
 
 /**
- * The publication of a result: `agents.results.<agent>.<key token>`, `Nats-Msg-Id` = intent id,
- * `Agents-Event-Time` = the result's `completedAtMs`, protobuf content type. `result` is published
- * verbatim — for a redelivered completed intent, the stored bytes — so every publication of one
- * intent carries byte-identical payloads and the stream stores one.
+ * The publication of a result: `agents.results.<agent>.<key token>`, `Agents-Event-Time` = the
+ * result's `completedAtMs`, protobuf content type. `result` is published verbatim — for a
+ * redelivered completed intent, the stored bytes — so every publication of one intent carries
+ * byte-identical payloads and the stream stores one. With an active cluster key the result is
+ * sealed (`Agents-Auth`, verified by the activator) and its `Nats-Msg-Id` is the seal's keyed id,
+ * which a forger cannot compute to pre-empt it in the ingest stream's duplicate window; without
+ * one the message id is the intent id.
  */
-export function resultEntry(topology: Pick<Topology, 'results'>, intent: ToolIntentDoc, result: Uint8Array, completedAtMs: number, carried: readonly HeaderDoc[]): OutboxEntryDoc {
+export function resultEntry(
+  topology: Pick<Topology, 'results'>,
+  intent: ToolIntentDoc,
+  result: Uint8Array,
+  completedAtMs: number,
+  carried: readonly HeaderDoc[],
+  keys?: ClusterKeys,
+): OutboxEntryDoc {
+  const seal = keys === undefined ? undefined : sealElement(keys, { kind: 'result', agent: intent.agent, entityKey: intent.entityKey, payload: result });
   return {
     subject: topology.results(intent.agent, encodeKeyToken(intent.entityKey)),
-    msgId: intent.intentId,
+    msgId: seal?.msgId ?? intent.intentId,
     payload: result,
     headers: [
       { name: HeaderName.EventTime, value: String(completedAtMs) },
       { name: HeaderName.ContentType, value: RESULT_CONTENT_TYPE },
+      ...(seal !== undefined ? [{ name: HeaderName.Auth, value: seal.header }] : []),
       ...carried,
     ],
   };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Module } from '@nestjs/common';
-import type { AnyToolDefinition, OutboxPublisher } from '#core';
-import { loadConfig, loadToolModules, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import type { AnyToolDefinition, ClusterKeys, OutboxPublisher } from '#core';
+import { loadClusterKeys, loadConfig, loadToolModules, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
 import { EffectorMetrics, TelemetryModule } from '#telemetry';
 import { EntityPauses, JetStreamOutboxPublisher, NATS_CLIENT_NAME, NatsService, natsServiceProvider, PROVISIONING, provision, TOPOLOGY } from '#transport';
@@ -55,7 +55,13 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
     {
       provide: KEYRING,
       inject: [RUNTIME_CONFIG],
-      useFactory: (config: RuntimeConfig) => loadKeyring(config, { env: process.env, readFile: readText }),
+      // The cluster keys: the keyring verifies intents (as KeyObjects, built once), the active key
+      // (signing.keyId) seals results. loadKeyring refuses a verifying mode without a keyring.
+      useFactory: (config: RuntimeConfig): ClusterKeys => {
+        const sources = { env: process.env, readFile: readText };
+        loadKeyring(config, sources);
+        return loadClusterKeys(config.signing, sources);
+      },
     },
     {
       provide: DEDUP_STORE,
@@ -81,7 +87,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
         config: RuntimeConfig,
         topology: Topology,
         tools: Map<string, AnyToolDefinition>,
-        keyring: Map<string, Uint8Array>,
+        keys: ClusterKeys,
         store: DedupStore,
         publisher: OutboxPublisher,
         metrics: EffectorMetrics,
@@ -93,7 +99,8 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
           topology,
           tools,
           verification: config.effector.verification,
-          keyring,
+          keyring: keys.verifying,
+          sealing: keys,
           clock: { nowMs: () => Date.now(), monotonicMs: () => performance.now() },
           timers: {
             setTimeout: (callback, ms) => {

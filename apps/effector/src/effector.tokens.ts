@@ -1,7 +1,7 @@
 /** Injection token of the tool catalog (`Map<string, AnyToolDefinition>`), modules plus the built-in `http` tool. */
 export const TOOL_CATALOG = Symbol.for('nats-agents.effector.tool-catalog');
 
-/** Injection token of the verification keyring (`Map<string, Uint8Array>`, empty under `off`). */
+/** Injection token of the cluster keys (`ClusterKeys`): the keyring verifies intents, the active key seals results. */
 export const KEYRING = Symbol.for('nats-agents.effector.keyring');
 
 /** Injection token of the `DedupStore` (KV `AGENTS_EFFECTS`). */

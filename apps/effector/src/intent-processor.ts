@@ -22,6 +22,7 @@
  * outlives its lease (clock skew, a paused process) and another replica takes over. Tools that pass
  * `intent.intentId` downstream as an idempotency key get exactly-once effects.
  */
+import type { KeyObject } from 'node:crypto';
 import {
   backoffDelay,
   decodeToolResult,
@@ -33,6 +34,7 @@ import {
   ToolResultStatus,
   type AnyToolDefinition,
   type Clock,
+  type ClusterKeys,
   type HeaderDoc,
   type OutboxEntryDoc,
   type OutboxPublisher,
@@ -58,7 +60,9 @@ export interface IntentProcessorDeps {
   readonly topology: Pick<Topology, 'results' | 'errors'>;
   readonly tools: ReadonlyMap<string, AnyToolDefinition>;
   readonly verification: VerificationMode;
-  readonly keyring: ReadonlyMap<string, Uint8Array>;
+  readonly keyring: ReadonlyMap<string, Uint8Array | KeyObject>;
+  /** The cluster keys results are sealed with (docs/decisions/0058); none: results go unsealed. */
+  readonly sealing?: ClusterKeys;
   /** The effector's clock: expiry, leases, `completedAtMs`, tool durations. */
   readonly clock: Clock;
   readonly timers: Timers;
@@ -202,7 +206,7 @@ export class IntentProcessor {
     // 6. publish (held back while the entity is being erased: the recorded result is erased with
     // it, or republished by the redelivery after an aborted erasure).
     if (this.isPaused(intent)) return PAUSED;
-    if (!(await this.publish(intent.intentId, resultEntry(this.deps.topology, intent, bytes, completedAtMs, carried), scope))) return { kind: 'unpublished' };
+    if (!(await this.publish(intent.intentId, resultEntry(this.deps.topology, intent, bytes, completedAtMs, carried, this.deps.sealing), scope))) return { kind: 'unpublished' };
     this.deps.observer.resultPublished(intent.intentId, verdict.status);
     return { kind: 'published', status: verdict.status, executed };
   }
@@ -266,14 +270,14 @@ export class IntentProcessor {
     } catch {
       // The bytes are republished as stored all the same; ingress judges them.
     }
-    const published = await this.publish(intent.intentId, resultEntry(this.deps.topology, intent, stored, completedAtMs, carried), scope);
+    const published = await this.publish(intent.intentId, resultEntry(this.deps.topology, intent, stored, completedAtMs, carried, this.deps.sealing), scope);
     return published ? { kind: 'republished' } : { kind: 'unpublished' };
   }
 
   /** Publishes a result that is not recorded (EXPIRED before any claim). */
   private async publishUnrecorded(intent: ToolIntentDoc, verdict: ToolVerdict, completedAtMs: number, carried: readonly HeaderDoc[], scope: ProcessScope): Promise<IntentOutcome> {
     const bytes = encodeResult(intent, verdict, completedAtMs);
-    if (!(await this.publish(intent.intentId, resultEntry(this.deps.topology, intent, bytes, completedAtMs, carried), scope))) return { kind: 'unpublished' };
+    if (!(await this.publish(intent.intentId, resultEntry(this.deps.topology, intent, bytes, completedAtMs, carried, this.deps.sealing), scope))) return { kind: 'unpublished' };
     this.deps.observer.resultPublished(intent.intentId, verdict.status);
     return { kind: 'published', status: verdict.status, executed: false };
   }

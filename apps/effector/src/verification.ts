@@ -5,6 +5,7 @@
  * the resume path), no dedup-store call (a forgery reusing a genuine id cannot take its claim),
  * no expiry verdict — and is acknowledged, so a forged head of the stream cannot wedge it.
  */
+import type { KeyObject } from 'node:crypto';
 import { ErrorReason, verifyIntent, type ToolIntentDoc } from '#core';
 
 /** How strictly intents are verified (`effector.verification`). */
@@ -32,7 +33,7 @@ export type VerificationDecision =
  * verifying mode; an unknown key id is refused with its own reason; an unsigned intent is refused
  * under `require` only.
  */
-export function decideVerification(mode: VerificationMode, intent: ToolIntentDoc, keyring: ReadonlyMap<string, Uint8Array>): VerificationDecision {
+export function decideVerification(mode: VerificationMode, intent: ToolIntentDoc, keyring: ReadonlyMap<string, Uint8Array | KeyObject>): VerificationDecision {
   if (mode === VerificationMode.Off) return { kind: 'accept' };
   const who = `intent ${JSON.stringify(intent.intentId)} (tool ${JSON.stringify(intent.toolName)})`;
   const result = verifyIntent(intent, keyring);

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Inject, Post, Req, UseFilters } from '@nestjs/common';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
-import { encodeApproval, encodeToolResult, ErrorReason, HeaderName, type AgentDefinition, type HeaderDoc } from '#core';
+import { encodeApproval, encodeToolResult, ErrorReason, HeaderName, keyedMessageId, sealElement, type AgentDefinition, type ClusterKeys, type HeaderDoc } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { encodeKeyToken, IngestLane, type Topology } from '#routing';
 import { AgentsAttribute, keyAttribute, contextFromHeaders, withTraceContext } from '#telemetry';
@@ -12,7 +12,7 @@ import { admitRequest, type Admitted, type EdgePolicy } from './http/edge-admiss
 import { ProblemCode, ProblemError } from './http/problem.js';
 import { ProblemDetailsFilter } from './http/problem-details.filter.js';
 import { readBody } from './http/request-body.js';
-import { EDGE_POLICY } from './ingress.tokens.js';
+import { CLUSTER_KEYS, EDGE_POLICY } from './ingress.tokens.js';
 
 const tracer = trace.getTracer('nats-agents/ingress');
 
@@ -58,6 +58,7 @@ export class EventsController {
     @Inject(TOPOLOGY) private readonly topology: Topology,
     @Inject(NatsService) private readonly nats: NatsService,
     @Inject(EDGE_POLICY) private readonly policy: EdgePolicy,
+    @Inject(CLUSTER_KEYS) private readonly keys: ClusterKeys,
   ) {}
 
   @Post(':agent/events/:key')
@@ -106,10 +107,17 @@ export class EventsController {
         throw new ProblemError(ProblemCode.ingest_refused, decision.detail, { status: statusOf[decision.reason] ?? 400, reason: decision.reason });
       }
       const idempotencyKey = headers['idempotency-key'];
+      // A result or approval is sealed for the caller just authenticated (the approver is inside
+      // what the seal covers); the activator refuses one that is not (docs/decisions/0058).
+      const seal = lane === IngestLane.Events ? undefined : sealElement(this.keys, { kind: lane === IngestLane.Results ? 'result' : 'approval', agent, entityKey, payload: data });
+      const traced = withTraceContext(carried, trace.setSpan(parent, span));
+      const stored = seal === undefined ? traced : [...traced, { name: HeaderName.Auth, value: seal.header }];
+      const scopedId = `http:${principal.id}:${lane}:${agent}:${token}:${idempotencyKey ?? ''}`;
       const ack = await this.nats.js.publish(subject, data, {
-        headers: toMsgHdrs(withTraceContext(carried, trace.setSpan(parent, span))),
+        headers: toMsgHdrs(stored),
         timeout: this.config.nats.requestTimeoutMs,
-        ...(idempotencyKey !== undefined && idempotencyKey !== '' ? { msgID: `http:${principal.id}:${lane}:${agent}:${token}:${idempotencyKey}` } : {}),
+        // Keyed when a cluster key is held, so a NATS publisher cannot occupy the id first.
+        ...(idempotencyKey !== undefined && idempotencyKey !== '' ? { msgID: keyedMessageId(this.keys, scopedId) ?? scopedId } : {}),
       });
       span.setAttribute(AgentsAttribute.IngestSeq, ack.seq);
       return { agent, key: new TextDecoder().decode(entityKey), stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };

@@ -59,6 +59,22 @@ export type IngestDecision =
 
 const EMPTY = new Uint8Array(0);
 const carriedHeaders = new Set<string>([HeaderName.Traceparent, HeaderName.Tracestate]);
+const AUTH = HeaderName.Auth.toLowerCase();
+
+/**
+ * The publisher's headers the inbox message carries on: trace context, and the `Agents-Auth` seal
+ * of a result or approval (under its canonical name), which the activator verifies; ingress does
+ * not judge it (docs/decisions/0058).
+ */
+function carriedFrom(headers: readonly HeaderDoc[]): HeaderDoc[] {
+  const carried: HeaderDoc[] = [];
+  for (const h of headers) {
+    const name = h.name.toLowerCase();
+    if (carriedHeaders.has(name)) carried.push(h);
+    else if (name === AUTH) carried.push({ name: HeaderName.Auth, value: h.value });
+  }
+  return carried;
+}
 
 /**
  * Validates one ingest message and decides where it goes. Pure: the same message always gets
@@ -149,7 +165,7 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
     token,
     inboxSubject: topology.inbox(partition, agent.name, token, inboxKindOfLane(address.lane)),
     envelope: encodeInboxEnvelope({ entityKey, eventTimeMs, payload }),
-    headers: [{ name: HeaderName.EventTime, value: String(eventTimeMs) }, ...clientTime, ...input.headers.filter((h) => carriedHeaders.has(h.name.toLowerCase()))],
+    headers: [{ name: HeaderName.EventTime, value: String(eventTimeMs) }, ...clientTime, ...carriedFrom(input.headers)],
   };
 }
 

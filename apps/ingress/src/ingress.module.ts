@@ -1,12 +1,13 @@
 import { Logger, Module } from '@nestjs/common';
 import { createAuthenticator } from '#auth';
-import { AGENT_CATALOG, loadAgentModules, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { readFileSync } from 'node:fs';
+import { AGENT_CATALOG, loadAgentModules, loadClusterKeys, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology } from '#routing';
 import { IngressMetrics, TelemetryModule } from '#telemetry';
 import { NATS_CLIENT_NAME, natsServiceProvider, provisioningProvider, TOPOLOGY } from '#transport';
 import { EventsController } from './events.controller.js';
 import { IngressService } from './ingress.service.js';
-import { EDGE_POLICY, INGRESS_METRICS } from './ingress.tokens.js';
+import { CLUSTER_KEYS, EDGE_POLICY, INGRESS_METRICS } from './ingress.tokens.js';
 import type { EdgePolicy } from './http/edge-admission.js';
 
 /** Ingress composition root: config, agent catalog (names and validators), NATS, consumer, HTTP and its credentials. */
@@ -29,6 +30,12 @@ import type { EdgePolicy } from './http/edge-admission.js';
     natsServiceProvider,
     provisioningProvider,
     { provide: INGRESS_METRICS, useFactory: () => new IngressMetrics() },
+    {
+      // The active cluster key seals results and approvals of authenticated HTTP callers; read once.
+      provide: CLUSTER_KEYS,
+      inject: [RUNTIME_CONFIG],
+      useFactory: (config: RuntimeConfig) => loadClusterKeys(config.signing, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') }),
+    },
     {
       // The HTTP edge: a bad auth section fails start-up (AuthConfigError), never a request.
       provide: EDGE_POLICY,

@@ -8,8 +8,11 @@ import {
   encodeInboxEnvelope,
   encodeToolResult,
   HeaderName,
+  sealElement,
   type ApprovalDoc,
+  type ClusterKeys,
   type ErrorRecordFields,
+  type Seal,
   type ToolResultDoc,
 } from '#core';
 import { decodeEraseResponse, encodeEraseRequest, ERASE_OP, type ErasureReport } from '#longterm';
@@ -37,6 +40,13 @@ export interface ClientOptions {
    * see the least-privilege users in docs/helm.md.
    */
   readonly credentials?: { readonly credsFile: string } | { readonly user: string; readonly pass: string } | { readonly token: string };
+  /**
+   * Cluster keys to seal published results and approvals with (`Agents-Auth`, docs/decisions/0058).
+   * Only for trusted runtime components that hold the keyring (the console): an activator with
+   * `activator.verification: require` refuses unsealed answers. Everyone else answers over HTTP,
+   * where ingress seals for the authenticated caller.
+   */
+  readonly clusterKeys?: ClusterKeys;
 }
 
 /** An entity key as text (UTF-8) or bytes. */
@@ -111,6 +121,7 @@ export class AgentsClient {
   private constructor(
     readonly nc: NatsConnection,
     topology: Topology,
+    private readonly keys?: ClusterKeys,
   ) {
     this.topology = topology;
     this.js = jetstream(nc);
@@ -128,12 +139,12 @@ export class AgentsClient {
           ? { authenticator: credsAuthenticator(new Uint8Array(readFileSync(credentials.credsFile))) }
           : credentials),
     });
-    return new AgentsClient(nc, createTopology({ prefix: options.prefix ?? 'agents', partitions: options.partitions ?? 16 }));
+    return new AgentsClient(nc, createTopology({ prefix: options.prefix ?? 'agents', partitions: options.partitions ?? 16 }), options.clusterKeys);
   }
 
   /** Wraps an existing connection (the caller keeps ownership of it). */
   static fromConnection(nc: NatsConnection, options: Omit<ClientOptions, 'url' | 'name'> = {}): AgentsClient {
-    return new AgentsClient(nc, createTopology({ prefix: options.prefix ?? 'agents', partitions: options.partitions ?? 16 }));
+    return new AgentsClient(nc, createTopology({ prefix: options.prefix ?? 'agents', partitions: options.partitions ?? 16 }), options.clusterKeys);
   }
 
   /** Publishes an event for `key` to `agent`; resolves when the ingest stream stored it. */
@@ -179,7 +190,10 @@ export class AgentsClient {
 
   /** Publishes a tool result for `key` (normally the effector does this). */
   publishResult(agent: string, key: EntityKey, result: ToolResultDoc, options: PublishOptions = {}): Promise<PubAck> {
-    return this.publishTo(this.topology.results(agent, encodeKeyToken(toKey(key))), encodeToolResult(result), { msgId: result.intentId, ...options });
+    const entityKey = toKey(key);
+    const body = encodeToolResult(result);
+    const seal = this.seal('result', agent, entityKey, body);
+    return this.publishTo(this.topology.results(agent, encodeKeyToken(entityKey)), body, { msgId: seal?.msgId ?? result.intentId, ...options }, seal?.header);
   }
 
   /**
@@ -191,7 +205,10 @@ export class AgentsClient {
    */
   async publishApproval(agent: string, key: EntityKey, approval: ApprovalDoc, options: PublishOptions = {}): Promise<PubAck> {
     const traceparent = options.traceparent ?? (await this.approvalRequestTrace(agent, key, approval.intentId));
-    return this.publishTo(this.topology.approvals(agent, encodeKeyToken(toKey(key))), encodeApproval(approval), { ...options, ...(traceparent !== undefined ? { traceparent } : {}) });
+    const entityKey = toKey(key);
+    const body = encodeApproval(approval);
+    const seal = this.seal('approval', agent, entityKey, body);
+    return this.publishTo(this.topology.approvals(agent, encodeKeyToken(entityKey)), body, { ...options, ...(traceparent !== undefined ? { traceparent } : {}) }, seal?.header);
   }
 
   /**
@@ -286,8 +303,14 @@ export class AgentsClient {
     await this.nc.drain();
   }
 
-  private publishTo(subject: string, body: Uint8Array, options: PublishOptions): Promise<PubAck> {
+  /** The seal of an answer with the client's active cluster key; none without one. */
+  private seal(kind: 'result' | 'approval', agent: string, entityKey: Uint8Array, body: Uint8Array): Seal | undefined {
+    return this.keys === undefined ? undefined : sealElement(this.keys, { kind, agent, entityKey, payload: body });
+  }
+
+  private publishTo(subject: string, body: Uint8Array, options: PublishOptions, auth?: string): Promise<PubAck> {
     const h = createHeaders();
+    if (auth !== undefined) h.set(HeaderName.Auth, auth);
     if (options.eventTimeMs !== undefined) h.set(HeaderName.EventTime, String(Math.floor(options.eventTimeMs)));
     if (options.traceparent !== undefined) h.set(HeaderName.Traceparent, options.traceparent);
     return this.js.publish(subject, body, { headers: h, ...(options.msgId !== undefined ? { msgID: options.msgId } : {}) });

@@ -27,4 +27,6 @@ export { loadAgentModules, agentModulesProblem, AgentModuleError } from './agent
 export { assertAgentsFitConfig } from './agent-requirements.js';
 export { withConfiguredBudgets } from './agent-budgets.js';
 export { loadToolModules, ToolModuleError } from './tool-modules.js';
+export { KeyringError, parseKeyring, loadKeyringText, loadClusterKeys, assertCanVerify } from './cluster-keyring.js';
+export type { KeySources } from './cluster-keyring.js';
 export { RUNTIME_CONFIG, AGENT_CATALOG } from './nest/runtime-config.token.js';

@@ -49,11 +49,13 @@ export const ConfigEnv = {
   AGENTS_TOOL_MODULES: ['effector', 'toolModules'],
   /** Effector signature verification mode: off | permissive | require. */
   AGENTS_VERIFY_INTENTS: ['effector', 'verification'],
-  /** Key id the activator signs intents with. */
+  /** Activator seal verification of results, approvals and timers: off | permissive | require. */
+  AGENTS_VERIFY_ELEMENTS: ['activator', 'verification'],
+  /** Key id this service signs and seals with. */
   AGENTS_SIGNING_KEY_ID: ['signing', 'keyId'],
   /** File holding the activator's signing secret (base64). */
   AGENTS_SIGNING_KEY_FILE: ['signing', 'keyFile'],
-  /** File holding the effector's keyring (`key_id=base64` lines). */
+  /** File holding the cluster keyring (`key_id=base64` lines). */
   AGENTS_KEYRING_FILE: ['signing', 'keyringFile'],
   /** Long-term memory backend URI (unset = tier off); may carry credentials, never logged unredacted. */
   AGENTS_LONGTERM_URI: ['longterm', 'uri'],

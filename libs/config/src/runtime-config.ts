@@ -60,6 +60,12 @@ export const ActivatorConfigSchema = z.strictObject({
    * cached key). Both bounds apply. 0 caches nothing.
    */
   cacheMaxBytes: z.number().int().min(0).default(64 * 1024 * 1024),
+  /**
+   * Seal verification of tool results, approvals and timer firings (docs/decisions/0058): off;
+   * permissive (refuse bad seals, accept unsealed ones); require (refuse unsealed ones too). Any
+   * mode but off needs the cluster keyring (`signing.keyringFile` / `signing.keyringEnv`).
+   */
+  verification: z.enum(['off', 'permissive', 'require']).default('off'),
   /** Unacknowledged inbox messages per partition: the in-flight window across keys. */
   maxAckPending: positiveInt.default(512),
   /** Redelivery deadline of an unacknowledged inbox message; the activator heartbeats long work. */
@@ -197,19 +203,22 @@ export const ModelAliasSchema = z.strictObject({
 });
 
 /**
- * Intent signing (HMAC-SHA256). The activator signs every intent it commits with `keyId`; the
- * effector verifies against the keyring. Secrets are files or environment variables, never
- * inline values.
+ * Cluster keys (HMAC-SHA256, docs/decisions/0058). The activator signs every intent it commits and
+ * seals its timer firings with `keyId`; the effector seals its results, ingress seals results and
+ * approvals of authenticated HTTP callers, the console seals its approvals. The effector verifies
+ * intents, the activator results, approvals and timers, against the keyring. Secrets are files or
+ * environment variables, never inline values.
  */
 export const SigningConfigSchema = z.strictObject({
-  /** Key id stamped on signed intents; unset = intents are not signed. */
+  /** Key id this service signs and seals with; unset = it signs nothing. */
   keyId: z.string().min(1).optional(),
-  /** File holding the signing secret (base64). */
+  /** File holding the signing secret (base64); unset = the keyring's entry for `keyId`. */
   keyFile: z.string().optional(),
   /** Environment variable holding the signing secret (base64). */
   keyEnv: z.string().optional(),
   /**
-   * Keyring of the effector: a file of `key_id=base64secret` lines (several during rotation).
+   * The cluster keyring: a file of `key_id=base64secret` lines (several during rotation), which
+   * every verifier checks against.
    */
   keyringFile: z.string().optional(),
   /** Environment variable holding the keyring (same line format). */

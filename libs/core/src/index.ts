@@ -166,6 +166,10 @@ export { validateArguments } from './tools/validate-arguments.js';
 // intent signing and expiry (effector security, fail-closed layer 2)
 export { HMAC_SHA256, signingInput, signIntent, verifyIntent } from './signing/intent-signing.js';
 export type { SigningKey, VerificationResult } from './signing/intent-signing.js';
+export { clusterKeys, NO_CLUSTER_KEYS } from './signing/cluster-keys.js';
+export type { ClusterKeys } from './signing/cluster-keys.js';
+export { sealElement, verifySeal, sealedPayloadBytes, signedIntentMessageId, keyedMessageId } from './signing/element-seal.js';
+export type { Seal, SealInput, SealedKind } from './signing/element-seal.js';
 export { intentExpired } from './signing/intent-expiry.js';
 
 // long-term memory tier

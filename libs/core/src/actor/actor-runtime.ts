@@ -396,14 +396,22 @@ export class ActorRuntime {
   /**
    * Publishes the error record of an inbox message no element can be made of (it does not decode,
    * its envelope contradicts its subject, its event time is out of range): reason
-   * `malformed_input`, id derived from the inbox sequence (a redelivery before the ack republishes
+   * `malformed_input` (or the `reason` given: a refused seal), id derived from the inbox sequence (a redelivery before the ack republishes
    * the same id, dropped by the errors stream). The caller acks once this resolves; a failed
    * publish throws and the message stays unacknowledged.
    */
-  async recordUnreadable(input: { readonly agent: string; readonly entityKey: Uint8Array; readonly inboxSeq: number; readonly eventTimeMs: number; readonly detail: string }): Promise<void> {
+  async recordUnreadable(input: {
+    readonly agent: string;
+    readonly entityKey: Uint8Array;
+    readonly inboxSeq: number;
+    readonly eventTimeMs: number;
+    readonly detail: string;
+    /** The record's reason: `malformed_input` unless given (a refused seal names its own). */
+    readonly reason?: ErrorReason;
+  }): Promise<void> {
     const record = errorEntry(
       this.deps.addressing,
-      { agent: input.agent, entityKey: input.entityKey, reason: ErrorReason.MalformedInput, detail: input.detail, eventTimeMs: input.eventTimeMs },
+      { agent: input.agent, entityKey: input.entityKey, reason: input.reason ?? ErrorReason.MalformedInput, detail: input.detail, eventTimeMs: input.eventTimeMs },
       input.inboxSeq,
       [],
     );

@@ -4,6 +4,7 @@ import { IntentKind, type HeaderDoc, type OutboxEntryDoc, type ToolIntentDoc } f
 import { encodeToolIntent } from './state-codec.js';
 import type { Addressing } from './addressing.js';
 import { encodeErrorRecord, type ErrorRecordFields } from './error-record.js';
+import { signedIntentMessageId } from '../signing/element-seal.js';
 
 /** Trace headers carried from the inbox element onto what it causes. */
 export function traceHeaders(headers: readonly HeaderDoc[]): HeaderDoc[] {
@@ -59,13 +60,16 @@ export type IntentSigner = (intent: ToolIntentDoc) => ToolIntentDoc;
 /**
  * The outbox entry of a staged intent: a tool intent goes to `agents.intents.<agent>.<tool>` for
  * the effector, an approval request to `agents.approval-requests.<agent>.<key>` for humans. The
- * message id is the intent id, so the stream and the effector agree on identity.
+ * message id of a signed intent is derived from its signature (`signedIntentMessageId`): the same
+ * on every republish and replay, but not computable without the cluster key, so a forger cannot
+ * take the genuine intent's place in the stream's duplicate window. An unsigned intent's message
+ * id is its intent id (signing off: nothing is authenticated anyway).
  */
 export function intentEntry(addressing: Addressing, intent: ToolIntentDoc, carried: readonly HeaderDoc[], signer: IntentSigner | undefined): OutboxEntryDoc {
   const published = signer === undefined ? intent : signer(intent);
   return {
     subject: intent.kind === IntentKind.Approval ? addressing.approvalRequest(intent.agent, intent.entityKey) : addressing.intent(intent.agent, intent.toolName),
-    msgId: intent.intentId,
+    msgId: published.signature.length > 0 ? signedIntentMessageId(published.signature) : intent.intentId,
     payload: encodeToolIntent(published),
     headers: [
       { name: HeaderName.Agent, value: intent.agent },

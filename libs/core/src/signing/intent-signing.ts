@@ -1,14 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { ToolIntentDoc } from '../actor/actor-document.js';
 import { encodeToolIntent } from '../actor/state-codec.js';
 
 /** `nats_agents.v1.SignatureScheme.SIGNATURE_SCHEME_HMAC_SHA256`. */
 export const HMAC_SHA256 = 1;
 
-/** A signing key: its id (travels in the intent) and its secret bytes (never does). */
+/**
+ * A signing key: its id (travels in the intent) and its secret (never does), as bytes or as a
+ * `KeyObject` built once (no key material is copied per intent).
+ */
 export interface SigningKey {
   readonly keyId: string;
-  readonly secret: Uint8Array;
+  readonly secret: Uint8Array | KeyObject;
 }
 
 /** How verification went. Never throws: a forgery is an outcome, not an exception. */
@@ -41,7 +44,7 @@ export function signIntent(intent: ToolIntentDoc, key: SigningKey): ToolIntentDo
  * Verifies an intent against a keyring (key id → secret) in constant time. Callers decide what
  * each outcome means under their mode (off / permissive / require).
  */
-export function verifyIntent(intent: ToolIntentDoc, keyring: ReadonlyMap<string, Uint8Array>): VerificationResult {
+export function verifyIntent(intent: ToolIntentDoc, keyring: ReadonlyMap<string, Uint8Array | KeyObject>): VerificationResult {
   if (intent.signature.length === 0 && intent.signatureScheme === 0) return { kind: 'unsigned' };
   if (intent.signatureScheme !== HMAC_SHA256) return { kind: 'bad_signature' };
   const secret = keyring.get(intent.signingKeyId);

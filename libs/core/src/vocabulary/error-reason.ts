@@ -33,12 +33,22 @@ export const ErrorReason = {
    * partition's other keys go on. Repair: `nats-agents state reset`, then `nats-agents errors redrive`.
    */
   StateQuarantined: 'state_quarantined',
-  /** Effector: an intent failed signature verification and was never executed. Check signing keys. */
+  /**
+   * Effector: an intent failed signature verification and was never executed. Activator: a tool
+   * result, approval or timer firing carries an `Agents-Auth` seal that does not verify; it was
+   * never applied. A forgery, or a publisher with the wrong key. Check signing keys.
+   */
   BadSignature: 'bad_signature',
   /** Effector: an intent carried no signature while verification requires one. */
   UnsignedIntent: 'unsigned_intent',
-  /** Effector: an intent was signed with a key id the effector does not hold. */
+  /** Effector or activator: an intent or element was signed with a key id this service's keyring does not hold. */
   UnknownSigningKey: 'unknown_signing_key',
+  /**
+   * Activator: a tool result, approval or timer firing carries no `Agents-Auth` seal while
+   * `activator.verification` is `require`; it was never applied. Answer over HTTP (ingress seals for
+   * the authenticated caller) or seal with a cluster key.
+   */
+  UnsignedElement: 'unsigned_element',
 } as const;
 
 export type ErrorReason = (typeof ErrorReason)[keyof typeof ErrorReason];

@@ -29,6 +29,12 @@ export const HeaderName = {
   Seq: 'Agents-Seq',
   /** Present on an event a client published straight into the inbox lane: the activator validates it as ingress would. */
   Direct: 'Agents-Direct',
+  /**
+   * The seal of a tool result, approval or timer firing: `hmac-sha256 <keyId> <base64url MAC>` with
+   * a cluster key over (kind, agent, key, payload). Set by the effector, ingress (for an
+   * authenticated HTTP caller), the console and the timer owner; verified by the activator.
+   */
+  Auth: 'Agents-Auth',
   /** W3C trace context. */
   Traceparent: 'traceparent',
   /** W3C trace state. */
