@@ -400,9 +400,9 @@ describe('helm/nats-agents', () => {
         env: (mainContainer(deployment).env ?? []).filter((e) => e.valueFrom?.secretKeyRef !== undefined).map((e) => `${e.name}:${e.valueFrom!.secretKeyRef!.name}`).sort(),
       };
     };
-    expect(secretsOf('ingress')).toEqual({ files: ['api-keys:ingress-api-keys', 'nats-auth:nats-agents-ingress-creds', 'nats-tls:nats-agents-client-tls'], env: [] });
+    expect(secretsOf('ingress')).toEqual({ files: ['api-keys:ingress-api-keys', 'keyring:intent-signing', 'nats-auth:nats-agents-ingress-creds', 'nats-tls:nats-agents-client-tls'], env: [] });
     expect(secretsOf('activator')).toEqual({
-      files: ['model-api-key:model-provider', 'nats-auth:nats-agents-activator-creds', 'nats-tls:nats-agents-client-tls', 'signing-key:intent-signing'],
+      files: ['keyring:intent-signing', 'model-api-key:model-provider', 'nats-auth:nats-agents-activator-creds', 'nats-tls:nats-agents-client-tls', 'signing-key:intent-signing'],
       env: [],
     });
     // The activator uses the tier through the memory-store: it is told the tier is on, not given the store's credentials.
@@ -482,10 +482,15 @@ describe('helm/nats-agents', () => {
       ops: { port: number; lagSampleMs: number };
     };
     const defaults = RuntimeConfigSchema.parse({}) as unknown as Record<string, unknown>;
-    // The chart's own choices: the quick-start model, the (empty) signing key id, and a production
-    // partition count (decision 0013: the runtime's default of 16 suits laptops, not clusters).
+    // The chart's own choices: the quick-start model, the active cluster key id, a production
+    // partition count (decision 0013: the runtime's default of 16 suits laptops, not clusters), and
+    // verification on (decision 0058: the runtime's default is off so embeddings opt in).
     const { model: _model, signing: _signing, partitions, ...exposed } = values.config;
     expect(partitions).toBe(256);
+    const sections = exposed as Record<string, Record<string, unknown>>;
+    expect([sections.activator?.verification, sections.effector?.verification]).toEqual(['require', 'require']);
+    delete sections.activator?.verification;
+    delete sections.effector?.verification;
     const differing: string[] = [];
     for (const [section, setting] of Object.entries(exposed)) {
       if (typeof setting !== 'object' || setting === null) {
@@ -599,7 +604,8 @@ describe('helm/nats-agents', () => {
   describe('refuses invalid values in lint and template', () => {
     it.each(INVALID_VALUES.map((c) => [c.name, c] as const))('%s', (_name, invalid) => {
       const file = join(scratch, `invalid-${Math.random().toString(36).slice(2)}.yaml`);
-      writeFileSync(file, stringifyYaml(invalid.values));
+      // Strings quoted, so `off` stays a string (YAML 1.1, which helm reads, makes a bare off a boolean).
+      writeFileSync(file, stringifyYaml(invalid.values, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' }));
       const lint = helm.lint(file);
       // helm 4's lint only logs a template `fail`; the schema it enforces.
       if (invalid.stage === 'schema') expect(lint.status, lint.stdout).not.toBe(0);

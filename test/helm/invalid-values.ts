@@ -76,12 +76,29 @@ export const INVALID_VALUES: readonly InvalidValuesCase[] = [
     values: { activator: { terminationGracePeriodSeconds: 10 } },
     error: /activator\.terminationGracePeriodSeconds \(10\) is shorter than the 45 s/,
   },
-  { name: 'a signing key id without its Secret', stage: 'render', values: { config: { signing: { keyId: 'k1' } } }, error: /config\.signing\.keyId is set but secrets\.signingKey\.secretName is empty/ },
+  {
+    name: 'a signing key id without its Secret',
+    stage: 'render',
+    values: { config: { signing: { keyId: 'k1' } }, secrets: { keyring: { secretName: '' } } },
+    error: /config\.signing\.keyId is set but secrets\.signingKey\.secretName is empty/,
+  },
   {
     name: 'verification without a keyring',
     stage: 'render',
-    values: { config: { effector: { verification: 'require' } } },
+    values: { config: { effector: { verification: 'require' }, signing: { keyId: '' } }, secrets: { keyring: { secretName: '' } } },
     error: /config\.effector\.verification is require but secrets\.keyring\.secretName is empty/,
+  },
+  {
+    name: 'element verification without a keyring',
+    stage: 'render',
+    values: { config: { effector: { verification: 'off' }, signing: { keyId: '' } }, secrets: { keyring: { secretName: '' } } },
+    error: /config\.activator\.verification is require but secrets\.keyring\.secretName is empty/,
+  },
+  {
+    name: 'verification without an active key id',
+    stage: 'render',
+    values: { config: { signing: { keyId: '' } } },
+    error: /verification is on but config\.signing\.keyId is empty/,
   },
   {
     name: 'more autoscaled activators than partitions',

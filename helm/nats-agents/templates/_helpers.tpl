@@ -164,16 +164,26 @@ ingress, the listener. Each service gets only the secrets it uses.
 {{- end -}}
 {{- if eq .name "activator" -}}
 {{- $_ := set $cfg "model" (include "nats-agents.modelConfig" .root | fromYaml) -}}
-{{- if and $v.config.signing $v.config.signing.keyId -}}
-{{- $_ := set $cfg "signing" (dict "keyId" $v.config.signing.keyId "keyFile" (printf "%s/signing-key/%s" $dir $v.secrets.signingKey.key)) -}}
-{{- end -}}
 {{- end -}}
 {{- if eq .name "effector" -}}
 {{- $effector := get $cfg "effector" | default dict -}}
 {{- $_ := set $effector "toolModules" ($v.agents.toolModules | default list) -}}
 {{- $_ := set $cfg "effector" $effector -}}
+{{- end -}}
+{{- /* The cluster keys (docs/decisions/0058): the services that sign or verify get the key id and the keyring. */ -}}
+{{- if has .name (list "activator" "effector" "ingress" "console") -}}
+{{- $signing := dict -}}
+{{- if and $v.config.signing $v.config.signing.keyId -}}
+{{- $_ := set $signing "keyId" $v.config.signing.keyId -}}
+{{- end -}}
+{{- if and (eq .name "activator") $v.secrets.signingKey.secretName -}}
+{{- $_ := set $signing "keyFile" (printf "%s/signing-key/%s" $dir $v.secrets.signingKey.key) -}}
+{{- end -}}
 {{- if $v.secrets.keyring.secretName -}}
-{{- $_ := set $cfg "signing" (dict "keyringFile" (printf "%s/keyring/%s" $dir $v.secrets.keyring.key)) -}}
+{{- $_ := set $signing "keyringFile" (printf "%s/keyring/%s" $dir $v.secrets.keyring.key) -}}
+{{- end -}}
+{{- if $signing -}}
+{{- $_ := set $cfg "signing" $signing -}}
 {{- end -}}
 {{- end -}}
 {{- toYaml $cfg -}}
@@ -271,7 +281,7 @@ Volumes of a runtime pod: its config file, /tmp, and the Secrets it uses as file
 {{- if and (eq .name "activator") $v.secrets.signingKey.secretName }}
 {{- include "nats-agents.secretFileVolume" (dict "volume" "signing-key" "ref" $v.secrets.signingKey) }}
 {{- end }}
-{{- if and (eq .name "effector") $v.secrets.keyring.secretName }}
+{{- if and (has .name (list "activator" "effector" "ingress" "console")) $v.secrets.keyring.secretName }}
 {{- include "nats-agents.secretFileVolume" (dict "volume" "keyring" "ref" $v.secrets.keyring) }}
 {{- end }}
 {{- if eq .name "ingress" }}
@@ -342,7 +352,7 @@ Volumes of a runtime pod: its config file, /tmp, and the Secrets it uses as file
   mountPath: {{ $dir }}/signing-key
   readOnly: true
 {{- end }}
-{{- if and (eq .name "effector") $v.secrets.keyring.secretName }}
+{{- if and (has .name (list "activator" "effector" "ingress" "console")) $v.secrets.keyring.secretName }}
 - name: keyring
   mountPath: {{ $dir }}/keyring
   readOnly: true
@@ -498,7 +508,7 @@ service, else replicas. (dict "root" $ "key" "activator")
 {{/* Cross-key checks the schema cannot express; each fails the render with the keys to fix. */}}
 {{- define "nats-agents.validate" -}}
 {{- $v := .Values -}}
-{{- if and $v.config.signing $v.config.signing.keyId (not $v.secrets.signingKey.secretName) -}}
+{{- if and $v.config.signing $v.config.signing.keyId (not $v.secrets.signingKey.secretName) (not $v.secrets.keyring.secretName) -}}
 {{- fail "config.signing.keyId is set but secrets.signingKey.secretName is empty: name the Secret holding the signing key" -}}
 {{- end -}}
 {{- if and $v.secrets.signingKey.secretName (not (and $v.config.signing $v.config.signing.keyId)) -}}
@@ -506,6 +516,12 @@ service, else replicas. (dict "root" $ "key" "activator")
 {{- end -}}
 {{- if and (ne (default "off" $v.config.effector.verification) "off") (not $v.secrets.keyring.secretName) -}}
 {{- fail (printf "config.effector.verification is %s but secrets.keyring.secretName is empty: the effector needs the keyring to verify intents" $v.config.effector.verification) -}}
+{{- end -}}
+{{- if and (ne (default "off" ($v.config.activator | default dict).verification) "off") (not $v.secrets.keyring.secretName) -}}
+{{- fail (printf "config.activator.verification is %s but secrets.keyring.secretName is empty: the activator needs the keyring to verify results, approvals and timers" $v.config.activator.verification) -}}
+{{- end -}}
+{{- if and (or (ne (default "off" $v.config.effector.verification) "off") (ne (default "off" ($v.config.activator | default dict).verification) "off")) (not (and $v.config.signing $v.config.signing.keyId)) -}}
+{{- fail "verification is on but config.signing.keyId is empty: name the keyring's active key, or nothing is signed and every intent, result and timer is refused" -}}
 {{- end -}}
 {{- if and $v.secrets.modelApiKey.secretName (eq $v.config.model.provider "fake") -}}
 {{- fail "secrets.modelApiKey is set but config.model.provider is fake: set provider openai-compatible (and baseUrl) or drop the key" -}}
