@@ -15,6 +15,15 @@ import { collect, REPO_ROOT, startCluster } from '../harness/index.js';
 
 const run = promisify(execFile);
 
+type Cluster = Awaited<ReturnType<typeof startCluster>>;
+const cliOf =
+  (cluster: Cluster) =>
+  (...args: string[]) =>
+    run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, ...args], { env: { ...process.env, NATS_URL: cluster.server.url, AGENTS_PARTITIONS: '4' }, timeout: 60_000, cwd: REPO_ROOT }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+
 describe('replay of a LangGraph.js activation', () => {
   it('replays the triage graph through a model call and an approval with byte-identical checkpoints and no divergence', async () => {
     await using cluster = await startCluster({
@@ -23,11 +32,7 @@ describe('replay of a LangGraph.js activation', () => {
       services: ['ingress', 'activator'],
     });
     const dir = mkdtempSync(join(tmpdir(), 'langgraph-replay-'));
-    const cli = (...args: string[]) =>
-      run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, ...args], { env: { ...process.env, NATS_URL: cluster.server.url, AGENTS_PARTITIONS: '4' }, timeout: 60_000, cwd: REPO_ROOT }).then(
-        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-      );
+    const cli = cliOf(cluster);
     try {
       const approvals = await collect(cluster.client.nc, 'agents.approval-requests.triage.>');
       const intents = await collect(cluster.client.nc, 'agents.intents.triage.refund');
@@ -60,6 +65,43 @@ describe('replay of a LangGraph.js activation', () => {
       expect(lines.filter((l) => l.step !== undefined).map((l) => l.step!.divergences)).toEqual([[], []]);
       expect(lines.at(-1)!.report).toMatchObject({ outcome: 'reproduced' });
       expect(replay.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a finished activation irreproducible with what to do, and replays it with no divergence given the model script', async () => {
+    await using cluster = await startCluster({
+      agentModules: ['dist/examples/langgraph-triage/triage.agent.js'],
+      modelScript: 'dist/examples/langgraph-triage/triage-model.js',
+      services: ['ingress', 'activator', 'effector'],
+      env: { AGENTS_TOOL_MODULES: 'dist/examples/refund/refund.tool.js' },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'langgraph-replay-'));
+    const cli = cliOf(cluster);
+    try {
+      const approvals = await collect(cluster.client.nc, 'agents.approval-requests.triage.>');
+      const outputs = await collect(cluster.client.nc, 'agents.output.triage.>');
+      await cluster.client.publishEvent('triage', 'ticket-12', { ticket: 'order o-6 arrived broken, please refund 20' });
+      const request = decodeToolIntent((await approvals.waitForCount(1))[0]!.data);
+      await cluster.client.publishApproval('triage', 'ticket-12', { intentId: request.intentId, approved: true, approver: 'ada', reason: '', decidedAtMs: 1 });
+      await outputs.waitForCount(1);
+      approvals.close();
+      outputs.close();
+
+      const file = join(dir, 'ticket-12.json');
+      expect((await cli('snapshot', 'triage', 'ticket-12', '--out', file)).code).toBe(0);
+      // The activation completed: its model responses left the cluster with it (decisions 0016, 0061).
+      const bare = await cli('replay', file, '--modules', 'dist/examples/langgraph-triage/triage.agent.js');
+      expect(bare.code).toBe(4);
+      expect(bare.stdout).toMatch(/^irreproducible: element 1 \(inbox seq \d+\) asked model triage-model in activation seq 0, which completed before the snapshot was taken/m);
+      expect(bare.stdout).toMatch(/^ {2}to replay element 1 and after: add --model-script <module>, a fake-model script whose `rules` answer model triage-model/m);
+      expect(bare.stdout).toMatch(/^ {2}to replay that activation with its recorded responses: take the snapshot while the key is suspended in it/m);
+
+      const scripted = await cli('replay', file, '--modules', 'dist/examples/langgraph-triage/triage.agent.js', '--model-script', 'dist/examples/langgraph-triage/triage-model.js');
+      expect(scripted.stderr).toBe('');
+      expect(scripted.stdout).toMatch(/^reproduced: 3 elements replayed with no divergence$/m);
+      expect(scripted.code).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

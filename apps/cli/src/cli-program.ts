@@ -48,7 +48,8 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.notAnswered]:
     '`publish --wait`: the event was answered by an error record (printed to stderr, or as `{"kind":"error",...}` with `--json`); `bench`: fewer outputs than events (error records or timed-out keys)',
   [ExitCode.diverged]: '`replay`: the replay diverged from the recording: an output, intent, approval request, error record, memory entry or the continuation differs (each is printed with its element)',
-  [ExitCode.irreproducible]: "`replay`: the replay cannot decide: a model call the snapshot's replay cache holds no response for (give `--model-script` to answer it)",
+  [ExitCode.irreproducible]:
+    "`replay`: the replay cannot decide: a model call the snapshot holds no response for, typically in an activation that completed before the snapshot (its responses are not kept); give `--model-script` to answer it, or `--through` to stop before it",
   [ExitCode.tryAgain]:
     '`erase`: the erasure did not complete but is safe to repeat (no memory-store answered, an activator did not acknowledge the pause, or passes kept finding new data); run the same command again, with the same `--request-id` if you gave one',
 };

@@ -14,11 +14,17 @@ export class ReplayCacheMiss extends TerminalError {
   override readonly name = 'ReplayCacheMiss';
 }
 
-/** One unanswered request: the model, and why (`absent` or `digest-only`). */
+/**
+ * One unanswered request: the model, the activation seq it was asked at, and why:
+ * - `completed`: that activation completed before the snapshot was taken, and a completed
+ *   activation's answers are not kept anywhere in the cluster (decision 0016, 0061);
+ * - `digest-only`: the live suspension's cache keeps only the digest of an oversized answer;
+ * - `absent`: the live suspension never asked this (a changed agent, or an evicted entry).
+ */
 export interface CacheMissRecord {
   readonly model: string;
   readonly seqHint: number;
-  readonly why: 'absent' | 'digest-only';
+  readonly why: 'completed' | 'absent' | 'digest-only';
 }
 
 /** Answers from recorded cache entries; `seqHint` is the seq the replay driver expects the call at. */
@@ -32,7 +38,7 @@ export class CacheOnlyProvider implements ModelProvider {
   /**
    * Answers what the recording cannot (a scripted model in CI); absent = a miss is irreproducible.
    * A completed activation commits an empty replay cache, so only a suspended activation's responses
-   * are in a snapshot: replaying a model-calling agent's completed activations needs one.
+   * are in a snapshot: replaying a model-calling agent's completed activations needs one (decision 0061).
    */
   fallback: ModelProvider | undefined;
   seqHint = 0;
@@ -44,12 +50,15 @@ export class CacheOnlyProvider implements ModelProvider {
    * @param key the entity key (part of every cache key)
    * @param maxSeq the highest seq a call may have run at (the committed document's `seq`)
    * @param decode the deployment's response decoder (what its provider's `decode` does); absent = UTF-8 text
+   * @param liveSeq the seq of the suspension the committed document holds (undefined: none), the only
+   *   activation whose answers the cache can hold
    */
   constructor(
     cache: CacheBlobDoc,
     private readonly key: Uint8Array,
     private readonly maxSeq: number,
     decode?: (body: Uint8Array) => DecodedResponse,
+    private readonly liveSeq?: number,
   ) {
     if (decode !== undefined) this.decode = decode;
     this.entries = new Map(cache.entries.map((e) => [e.cacheKey, { response: e.response, digestOnly: e.digestOnly }]));
@@ -72,13 +81,15 @@ export class CacheOnlyProvider implements ModelProvider {
       this.fellBack += 1;
       return this.fallback.complete(request, options);
     }
-    const miss: CacheMissRecord = { model: request.model, seqHint: this.seqHint, why: digestOnly ? 'digest-only' : 'absent' };
-    this.misses.push(miss);
+    const why = digestOnly ? 'digest-only' : this.seqHint !== this.liveSeq ? 'completed' : 'absent';
+    this.misses.push({ model: request.model, seqHint: this.seqHint, why });
     return Promise.reject(
       new ReplayCacheMiss(
-        digestOnly
+        why === 'digest-only'
           ? `model ${request.model}: the snapshot keeps only the digest of this response (over the cache's size cap)`
-          : `model ${request.model}: the snapshot's replay cache holds no response for this request (evicted, expired, or a request the recorded run never made)`,
+          : why === 'completed'
+            ? `model ${request.model}: activation seq ${this.seqHint} completed before the snapshot was taken, and a completed activation's responses are not kept`
+            : `model ${request.model}: the snapshot's replay cache holds no response for this request (evicted, expired, or a request the recorded run never made)`,
       ),
     );
   }

@@ -105,11 +105,25 @@ describe('replaySnapshot', () => {
   it('calls a completed activation whose responses are gone irreproducible, unless a fallback answers', async () => {
     const { snapshot } = await record(refunds({ askModel: true }), 3);
     const report = await checkAgainstSnapshot(snapshot, { agents: [refunds({ askModel: true })], addressing: testAddressing });
-    expect(report).toMatchObject({ outcome: 'irreproducible', element: 1, misses: [{ model: 'fake-1', why: 'absent' }] });
+    expect(report).toMatchObject({ outcome: 'irreproducible', element: 1, misses: [{ model: 'fake-1', seqHint: 0, why: 'completed' }] });
+    expect(report.outcome === 'irreproducible' && report.reason).toMatch(/activation seq 0, which completed before the snapshot was taken/);
     const fallback = ScriptedModelProvider.replying('looks fine');
     const again = await checkAgainstSnapshot(snapshot, { agents: [refunds({ askModel: true })], addressing: testAddressing, fallback });
     expect(again.outcome).toBe('reproduced');
     expect(fallback.calls).toBe(1);
+  });
+
+  it('names a call the live suspension never made absent, not completed', async () => {
+    const { snapshot } = await record(refunds({ askModel: true }), 1);
+    const asksAnother: AgentDefinition = {
+      name: 'refund',
+      async handler(ctx) {
+        await ctx.callModel({ model: 'fake-2', messages: [{ role: 'user', content: ctx.eventText() }] });
+        return { kind: 'suspend', snapshot: 'approval' };
+      },
+    };
+    const report = await checkAgainstSnapshot(snapshot, { agents: [asksAnother], addressing: testAddressing });
+    expect(report).toMatchObject({ outcome: 'irreproducible', element: 1, misses: [{ model: 'fake-2', seqHint: 0, why: 'absent' }] });
   });
 
   it('replays only the first elements when asked, without judging the end state', async () => {

@@ -100,7 +100,9 @@ export type ReplayReport =
     }
   /**
    * The recording cannot decide: a model call the snapshot's cache cannot answer, at `element`.
-   * Not a divergence: the run would have needed a provider.
+   * Not a divergence: the run would have needed a provider. A miss `why: 'completed'` is an
+   * activation that completed before the snapshot: its responses are gone from the cluster
+   * (decision 0061); a `fallback` model answers them, or `through: element - 1` checks what came before.
    */
   | { readonly outcome: 'irreproducible'; readonly steps: readonly ReplayStep[]; readonly element: number; readonly inboxSeq: number; readonly reason: string; readonly misses: readonly CacheMissRecord[] };
 
@@ -151,7 +153,13 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
   if (agent === undefined) throw new ReplayNotPossible(`no agent module defines agent '${snapshot.agent}'`);
   const key = snapshot.key.data as Uint8Array;
   const committed = snapshot.state === undefined ? undefined : decodeActorDocument(snapshot.state.document.data as Uint8Array);
-  const provider = new CacheOnlyProvider(committed?.llmCache ?? { entries: [], totalResponseBytes: 0 }, key, committed?.seq ?? 0, options.decode ?? options.fallback?.decode?.bind(options.fallback));
+  const provider = new CacheOnlyProvider(
+    committed?.llmCache ?? { entries: [], totalResponseBytes: 0 },
+    key,
+    committed?.seq ?? 0,
+    options.decode ?? options.fallback?.decode?.bind(options.fallback),
+    committed?.continuation?.seq,
+  );
   provider.fallback = options.fallback;
 
   // What was recorded, by message id.
@@ -232,7 +240,10 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
         steps,
         element: position,
         inboxSeq: element.inboxSeq,
-        reason: `element ${position} (inbox seq ${element.inboxSeq}) asked model ${miss.model} for a response the snapshot does not hold (${miss.why})`,
+        reason:
+          miss.why === 'completed'
+            ? `element ${position} (inbox seq ${element.inboxSeq}) asked model ${miss.model} in activation seq ${miss.seqHint}, which completed before the snapshot was taken: a completed activation's model responses are not kept in the cluster`
+            : `element ${position} (inbox seq ${element.inboxSeq}) asked model ${miss.model} for a response the snapshot does not hold (${miss.why})`,
         misses: provider.misses.slice(missesBefore),
       };
     }
