@@ -10,8 +10,9 @@ import { promisify } from 'node:util';
 import { jetstreamManager, type ConsumerInfo, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { headers as natsHeaders } from '@nats-io/transport-node';
+import { v5 as uuidv5 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeActorDocument, decodeErrorRecord, encodeActorDocument, encodeInboxEnvelope, errorRecordSource, ErrorReason, type ErrorRecordFields } from '#core';
+import { decodeActorDocument, decodeErrorRecord, encodeActorDocument, encodeInboxEnvelope, errorRecordSource, ErrorReason, IdNamespace, type ErrorRecordFields } from '#core';
 import { encodeKeyToken, InboxKind, keyFromText } from '#routing';
 import { collect, readStream, REPO_ROOT, startCluster, type TestCluster } from '../harness/index.js';
 
@@ -155,6 +156,20 @@ describe('hostile input on the NATS side', () => {
     // Neither reached the agent: the count goes on from 1.
     expect(await answers(key, 3)).toMatchObject({ n: 3, count: 2 });
     expect(await records(ErrorReason.ActivationError, key)).toEqual([]);
+  });
+
+  it('gives a publisher with inbox rights nothing by squatting the next forwarding ids: the genuine forwards are stored', async () => {
+    const victim = 'squatted';
+    const attacker = 'squatter';
+    // Everything a publisher can know: the ingest stream's next sequences. It pre-publishes inbox
+    // messages under the ids a forward of those sequences would carry if derived from them alone.
+    const next = (await jsm.streams.info('AGENTS_INGEST')).state.last_seq + 1;
+    const own = encodeInboxEnvelope({ entityKey: keyFromText(attacker), eventTimeMs: Date.now(), payload: { kind: 'event', event: enc.encode('{"n":0}') } });
+    for (let seq = next; seq < next + 5; seq += 1) {
+      await cluster.client.js.publish(inboxSubject(attacker), own, { msgID: uuidv5(`AGENTS_INGEST|${seq}`, IdNamespace.Ingest) });
+    }
+    expect(await answers(victim, 1)).toMatchObject({ n: 1, count: 1 });
+    expect(await answers(victim, 2)).toMatchObject({ n: 2, count: 2 });
   });
 
   it('quarantines a key whose state document is garbage, keeps its partition serving, and the CLI repairs it and redrives its events', async () => {

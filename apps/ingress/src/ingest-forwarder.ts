@@ -7,17 +7,20 @@ import type { IngestDecision } from './ingest-decision.js';
 export interface IngestSource {
   readonly stream: string;
   readonly seq: number;
+  /** The message's stream timestamp in nanoseconds (server-assigned: a publisher cannot predict it). */
+  readonly storedAtNanos: bigint;
 }
 
 /**
  * Carries out an ingest decision: forwards into the inbox lane, or publishes the error record.
- * Both publishes use ids derived from the ingest stream sequence, so a redelivery to ingress
- * (a crash before its ack) stores nothing twice. Resolves when the target stream acknowledged.
+ * Both publishes use ids derived from the ingest message's stream sequence and stream timestamp,
+ * so a redelivery to ingress (a crash before its ack) stores nothing twice, while a publisher with
+ * rights on the inbox cannot compute the next forward's id ahead of time and squat it. Resolves when the target stream acknowledged.
  */
 export async function carryOut(acks: PubAckPipeline, topology: Topology, decision: IngestDecision, source: IngestSource): Promise<void> {
   if (decision.kind === 'forward') {
     const headers = toMsgHdrs(decision.headers);
-    headers.set(MSG_ID, ingestForwardMessageId(source.stream, source.seq));
+    headers.set(MSG_ID, ingestForwardMessageId(source.stream, source.seq, source.storedAtNanos));
     await acks.publish(decision.inboxSubject, decision.envelope, headers);
     return;
   }
@@ -26,7 +29,7 @@ export async function carryOut(acks: PubAckPipeline, topology: Topology, decisio
     { name: HeaderName.Agent, value: decision.agent },
     { name: HeaderName.EventTime, value: String(decision.eventTimeMs) },
   ]);
-  headers.set(MSG_ID, ingressErrorMessageId(source.stream, source.seq));
+  headers.set(MSG_ID, ingressErrorMessageId(source.stream, source.seq, source.storedAtNanos));
   await acks.publish(
     topology.errors(decision.agent, decision.reason),
     encodeErrorRecord({

@@ -48,6 +48,8 @@ export interface IngestWorkerOptions {
 /** One ingest message on its way through the engine. */
 interface IngestWork {
   readonly seq: number;
+  /** The ingest message's stream timestamp (nanoseconds): part of its forward's message id. */
+  readonly storedAtNanos: bigint;
   readonly traced: IngestTrace;
 }
 
@@ -118,12 +120,12 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
     const decision = traced.decision;
     // Order matters per key only; unreadable messages have no key and go on their own.
     const lane = decision.kind === 'forward' ? `${decision.agent}.${decision.token}` : `#${msg.seq}`;
-    return { kind: 'handle', lane, work: { seq: msg.seq, traced } };
+    return { kind: 'handle', lane, work: { seq: msg.seq, storedAtNanos: msg.timestampNanos, traced } };
   }
 
-  handle({ seq, traced }: IngestWork): Promise<boolean> {
+  handle({ seq, storedAtNanos, traced }: IngestWork): Promise<boolean> {
     // Sampled out, nothing records the scope: forward without it (no AsyncLocalStorage run).
-    return traced.recording ? context.with(traced.context, () => this.forward(traced.decision, seq)) : this.forward(traced.decision, seq);
+    return traced.recording ? context.with(traced.context, () => this.forward(traced.decision, seq, storedAtNanos)) : this.forward(traced.decision, seq, storedAtNanos);
   }
 
   settle(msg: JsMsg, done: boolean, { traced }: IngestWork): void {
@@ -138,8 +140,8 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
   }
 
   /** Forwards with retries in place (holding the key's order); false when abandoned first. */
-  private async forward(decision: IngestDecision, seq: number): Promise<boolean> {
-    const source = { stream: this.options.stream, seq };
+  private async forward(decision: IngestDecision, seq: number, storedAtNanos: bigint): Promise<boolean> {
+    const source = { stream: this.options.stream, seq, storedAtNanos };
     const halted = this.engine.halted;
     for (let attempt = 0; !halted.aborted; attempt += 1) {
       if (!this.options.mayForward()) return false;

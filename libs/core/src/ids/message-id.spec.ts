@@ -33,8 +33,10 @@ describe('message ids', () => {
   });
 
   it('derives ingress and timer ids in their own namespaces', () => {
-    expect(ingressErrorMessageId('AGENTS_INGEST', 12)).toBe(rfc4122v5('error|AGENTS_INGEST|12', IdNamespace.Ingest));
-    expect(ingestForwardMessageId('AGENTS_INGEST', 12)).toBe(rfc4122v5('AGENTS_INGEST|12', IdNamespace.Ingest));
+    expect(ingressErrorMessageId('AGENTS_INGEST', 12, 1_700_000_000_123_456_789n)).toBe(rfc4122v5('error|AGENTS_INGEST|12|1700000000123456789', IdNamespace.Ingest));
+    expect(ingestForwardMessageId('AGENTS_INGEST', 12, 1_700_000_000_123_456_789n)).toBe(rfc4122v5('AGENTS_INGEST|12|1700000000123456789', IdNamespace.Ingest));
+    // The same sequence stored at another instant forwards under another id (not predictable from the sequence).
+    expect(ingestForwardMessageId('AGENTS_INGEST', 12, 1n)).not.toBe(ingestForwardMessageId('AGENTS_INGEST', 12, 2n));
     expect(timerMessageId('triage', utf8('k'), 'idle', 1_000)).toBe(rfc4122v5('triage|6b|idle|1000', IdNamespace.Timer));
   });
 

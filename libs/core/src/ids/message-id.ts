@@ -20,10 +20,6 @@ export function errorMessageId(agent: string, key: Uint8Array, inboxSeq: number)
 }
 
 /**
- * `Nats-Msg-Id` of an ingress error record about ingest message `ingestSeq` of `stream`
- * (the key may be unreadable, so the source message identifies it).
- */
-/**
  * The id of the re-publication of the element at `stream`/`seq` by a redrive: the message id of
  * the re-published event and of its audit record, so running the same redrive twice publishes once.
  */
@@ -31,16 +27,27 @@ export function redriveMessageId(stream: string, seq: number): string {
   return uuidV5(`redrive|${stream}|${seq}`, IdNamespace.Redrive);
 }
 
-export function ingressErrorMessageId(stream: string, ingestSeq: number): string {
-  return uuidV5(`error|${stream}|${ingestSeq}`, IdNamespace.Ingest);
+/**
+ * `Nats-Msg-Id` of an ingress error record about ingest message `ingestSeq` of `stream`, stored at
+ * `storedAtNanos` (the key may be unreadable, so the source message identifies it; the timestamp
+ * keeps the id unpredictable, as for {@link ingestForwardMessageId}).
+ */
+export function ingressErrorMessageId(stream: string, ingestSeq: number, storedAtNanos: bigint): string {
+  return uuidV5(`error|${stream}|${ingestSeq}|${storedAtNanos}`, IdNamespace.Ingest);
 }
 
 /**
  * `Nats-Msg-Id` under which ingress forwards ingest message `ingestSeq` of `stream` into the
  * inbox: a redelivery to ingress forwards the same id, so the inbox holds one copy.
+ *
+ * `storedAtNanos` is the ingest message's stream timestamp, assigned by the server when it stored
+ * the message: fixed for every redelivery (and for a standby ingress reading the same message), but
+ * unknown to anyone before the message exists. Without it the id was a function of the next ingest
+ * sequence alone, and a publisher with direct rights on the inbox could pre-publish messages
+ * carrying the next forwards' ids so the genuine forwards were dropped as duplicates (issue 13).
  */
-export function ingestForwardMessageId(stream: string, ingestSeq: number): string {
-  return uuidV5(`${stream}|${ingestSeq}`, IdNamespace.Ingest);
+export function ingestForwardMessageId(stream: string, ingestSeq: number, storedAtNanos: bigint): string {
+  return uuidV5(`${stream}|${ingestSeq}|${storedAtNanos}`, IdNamespace.Ingest);
 }
 
 /**
