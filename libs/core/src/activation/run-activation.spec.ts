@@ -27,7 +27,7 @@ function attempt(handler: AgentHandler, timeoutMs = 30_000, timers = new ManualT
     cache: ReplayCache.fromBlob(undefined, { nowMs: T0 }),
     provider: ScriptedModelProvider.replying('pong'),
     memo: new AttemptMemo(),
-    signal: controller.signal,
+    signal: () => controller.signal,
     monotonicMs: timers.monotonicMs,
   });
   return { result: runActivation(handler, ctx, { timeoutMs, timers, controller, monotonicMs: timers.monotonicMs }), timers, controller };

@@ -41,39 +41,47 @@ export class InvalidOutcomeError extends TypeError {
  * `timed_out` (fail closed), whatever it produced. On replay the same rule applies to the new
  * attempt's own timing; nothing of the late attempt was staged into state.
  */
-export async function runActivation(handler: AgentHandler, ctx: StagingContext, options: RunActivationOptions): Promise<ActivationResult> {
+export function runActivation(handler: AgentHandler, ctx: StagingContext, options: RunActivationOptions): Promise<ActivationResult> {
   const { controller, timeoutMs } = options;
   const startedMs = options.monotonicMs?.();
   const overran = (): boolean => startedMs !== undefined && options.monotonicMs !== undefined && options.monotonicMs() - startedMs > timeoutMs;
-  let cancelTimer: (() => void) | undefined;
-  // Whether the timeout aborted the attempt, kept here rather than read from `controller.signal`,
-  // which Node would create just to answer (the attempt's context creates it only if it needs it).
+  // One promise settled by whichever comes first, the handler or the timer (not a race of two
+  // promises and an async wrapper: this runs for every activation). Whether the timeout aborted
+  // the attempt is kept here rather than read from `controller.signal`, which Node would create
+  // just to answer (the attempt's context creates it only if it needs it).
   let aborted = false;
-  const timedOut = new Promise<ActivationResult>((resolve) => {
-    cancelTimer = options.timers.setTimeout(() => {
+  return new Promise<ActivationResult>((resolve) => {
+    let settled = false;
+    const cancelTimer = options.timers.setTimeout(() => {
+      if (settled) return;
+      settled = true;
       aborted = true;
       controller.abort(new ActivationTimeout(timeoutMs));
       resolve({ kind: 'timed_out', timeoutMs });
     }, timeoutMs);
-  });
-
-  const ran = (async (): Promise<ActivationResult> => {
+    const finish = (result: ActivationResult): void => {
+      if (settled) return;
+      settled = true;
+      cancelTimer();
+      resolve(result);
+    };
+    const returned = (outcome: unknown): void => {
+      if (aborted || overran()) return finish({ kind: 'timed_out', timeoutMs });
+      if (!isOutcome(outcome)) return finish({ kind: 'failed', error: new InvalidOutcomeError('the agent must return complete(...) or suspend(...)'), position: ctx.position });
+      finish(outcome.kind === 'complete' ? { kind: 'completed', outcome } : { kind: 'suspended', outcome });
+    };
+    const threw = (thrown: unknown): void => {
+      if (aborted || overran()) return finish({ kind: 'timed_out', timeoutMs });
+      finish({ kind: 'failed', error: ensureError(thrown), position: ctx.position });
+    };
+    let running: unknown;
     try {
-      const outcome: unknown = await handler(ctx);
-      if (aborted || overran()) return { kind: 'timed_out', timeoutMs };
-      if (!isOutcome(outcome)) {
-        return { kind: 'failed', error: new InvalidOutcomeError('the agent must return complete(...) or suspend(...)'), position: ctx.position };
-      }
-      return outcome.kind === 'complete' ? { kind: 'completed', outcome } : { kind: 'suspended', outcome };
+      running = handler(ctx);
     } catch (thrown) {
-      if (aborted || overran()) return { kind: 'timed_out', timeoutMs };
-      return { kind: 'failed', error: ensureError(thrown), position: ctx.position };
+      threw(thrown);
+      return;
     }
-  })();
-
-  try {
-    return await Promise.race([ran, timedOut]);
-  } finally {
-    cancelTimer?.();
-  }
+    // A handler may return its outcome directly or as a promise (any thenable).
+    Promise.resolve(running).then(returned, threw);
+  });
 }

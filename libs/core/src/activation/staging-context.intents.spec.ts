@@ -55,7 +55,7 @@ function contextFor(overrides: Partial<StagingContextInit> & { suspension?: Susp
     cache: ReplayCache.fromBlob(undefined, { nowMs: T0 }),
     provider: ScriptedModelProvider.replying('pong'),
     memo: new AttemptMemo(),
-    signal: new AbortController().signal,
+    signal: () => new AbortController().signal,
     monotonicMs: clock.monotonicMs,
     ...init,
   });
@@ -200,7 +200,7 @@ describe('StagingContext intents', () => {
       const controller = new AbortController();
       const seen: ToolCallContext[] = [];
       const spying: AnyToolDefinition = { ...lookup, handler: (args: { n: number }, context: ToolCallContext) => (seen.push(context), lookup.handler(args, context)) };
-      const ctx = contextFor({ tools: [spying], signal: controller.signal });
+      const ctx = contextFor({ tools: [spying], signal: () => controller.signal });
       expect(await ctx.runTool('lookup', { n: 21 })).toEqual({ doubled: 42 });
       expect(seen.map((c) => c.signal)).toEqual([controller.signal]);
       expect(ctx.tally.toolCalls).toBe(1);
@@ -292,7 +292,7 @@ describe('StagingContext intents', () => {
     it('refuses to stage intents or run tools once its signal aborted', async () => {
       const controller = new AbortController();
       const charge = chargeTool();
-      const ctx = contextFor({ tools: [lookup, charge], signal: controller.signal });
+      const ctx = contextFor({ tools: [lookup, charge], signal: () => controller.signal });
       controller.abort(new ActivationTimeout(10));
       expect(() => ctx.act('charge', {})).toThrow(ActivationTimeout);
       expect(() => ctx.requestApproval({})).toThrow(ActivationTimeout);
@@ -305,7 +305,7 @@ describe('StagingContext intents', () => {
       const controller = new AbortController();
       let release!: () => void;
       const slow: AnyToolDefinition = { name: 'slow', sideEffect: false, handler: () => new Promise<string>((resolve) => (release = () => resolve('late'))) };
-      const ctx = contextFor({ tools: [slow], signal: controller.signal });
+      const ctx = contextFor({ tools: [slow], signal: () => controller.signal });
       const pending = ctx.runTool('slow', {});
       await Promise.resolve();
       controller.abort(new ActivationTimeout(10));

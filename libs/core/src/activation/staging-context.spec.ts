@@ -37,7 +37,7 @@ function contextInit(): StagingContextInit {
     cache: ReplayCache.fromBlob(undefined, { nowMs: T0 }),
     provider: ScriptedModelProvider.replying('pong'),
     memo: new AttemptMemo(),
-    signal: new AbortController().signal,
+    signal: () => new AbortController().signal,
     monotonicMs: clock.monotonicMs,
   };
 }
@@ -208,7 +208,7 @@ describe('StagingContext', () => {
     it('hands the attempt signal to the provider', async () => {
       const controller = new AbortController();
       const provider = ScriptedModelProvider.hanging();
-      const ctx = contextFor({ provider, signal: controller.signal });
+      const ctx = contextFor({ provider, signal: () => controller.signal });
       const pending = ctx.callModel(request('ping'));
       controller.abort(new ActivationTimeout(10));
       await expect(pending).rejects.toBeInstanceOf(ActivationTimeout);
@@ -219,7 +219,7 @@ describe('StagingContext', () => {
     it('refuses to emit or call the model once its signal aborted, without reaching the provider', async () => {
       const controller = new AbortController();
       const provider = ScriptedModelProvider.replying('pong');
-      const ctx = contextFor({ provider, signal: controller.signal });
+      const ctx = contextFor({ provider, signal: () => controller.signal });
       controller.abort(new ActivationTimeout(10));
       expect(() => ctx.emit('late')).toThrow(ActivationTimeout);
       await expect(ctx.callModel(request('ping'))).rejects.toBeInstanceOf(ActivationTimeout);
@@ -231,7 +231,7 @@ describe('StagingContext', () => {
       const controller = new AbortController();
       const answer = deferred<Uint8Array>();
       const memo = new AttemptMemo();
-      const ctx = contextFor({ provider: new ScriptedModelProvider(() => answer.promise), memo, signal: controller.signal });
+      const ctx = contextFor({ provider: new ScriptedModelProvider(() => answer.promise), memo, signal: () => controller.signal });
       const pending = ctx.callModel(request('ping'));
       controller.abort(new ActivationTimeout(10));
       answer.resolve(utf8Bytes('late'));
@@ -245,7 +245,7 @@ describe('StagingContext', () => {
       let reads = 0;
       const ctx = new StagingContext({
         ...contextInit(),
-        get signal() {
+        signal: () => {
           reads += 1;
           return controller.signal;
         },

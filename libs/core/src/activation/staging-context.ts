@@ -28,6 +28,20 @@ import type { ResumeInput } from './resume-input.js';
 const utf8 = new TextDecoder();
 const EMPTY = new Uint8Array(0);
 
+const NO_TOOLS: ReadonlyMap<string, AnyToolDefinition> = new Map();
+const toolMaps = new WeakMap<readonly AnyToolDefinition[], ReadonlyMap<string, AnyToolDefinition>>();
+
+/** An agent's tools by name, built once per definition (every activation of the agent reads it). */
+function toolsByName(tools: readonly AnyToolDefinition[] | undefined): ReadonlyMap<string, AnyToolDefinition> {
+  if (tools === undefined || tools.length === 0) return NO_TOOLS;
+  let map = toolMaps.get(tools);
+  if (map === undefined) {
+    map = new Map(tools.map((t) => [t.name, t]));
+    toolMaps.set(tools, map);
+  }
+  return map;
+}
+
 /** What a staging context is built from. */
 export interface StagingContextInit {
   readonly agent: string;
@@ -43,12 +57,12 @@ export interface StagingContextInit {
   readonly provider: ModelProvider;
   readonly memo: AttemptMemo;
   /**
-   * Aborted when the attempt is abandoned. Read on first use, never in the constructor, so it may
-   * be a getter: Node creates an `AbortController`'s signal (an EventTarget with its listener map)
+   * The signal aborted when the attempt is abandoned. Called on first use, never in the
+   * constructor: Node creates an `AbortController`'s signal (an EventTarget with its listener map)
    * on first access, and an attempt that neither stages, calls a model or tool, nor reads
    * `ctx.signal` never needs one.
    */
-  readonly signal: AbortSignal;
+  readonly signal: () => AbortSignal;
   /** Monotonic ms for model-call durations (telemetry only). */
   readonly monotonicMs: () => number;
   /** Present on a resume. */
@@ -101,7 +115,7 @@ export class StagingContext implements ActivationContext {
   private readonly agentLedger: AgentTokenLedger | undefined;
   private readonly agentWindow: AgentWindow | undefined;
   private refusal: BudgetExceeded | undefined;
-  private readonly signalSource: Pick<StagingContextInit, 'signal'>;
+  private readonly signalOf: () => AbortSignal;
   private readonly cache: ReplayCache;
   private readonly provider: ModelProvider;
   private readonly memo: AttemptMemo;
@@ -130,12 +144,12 @@ export class StagingContext implements ActivationContext {
     this.resumeTimedOut = init.resume?.timedOut ?? false;
     this.snapshot = init.resume?.snapshot;
     this.memory = init.memory;
-    this.signalSource = init;
+    this.signalOf = init.signal;
     this.cache = init.cache;
     this.provider = init.provider;
     this.memo = init.memo;
     this.monotonicMs = init.monotonicMs;
-    this.tools = new Map((init.tools ?? []).map((t) => [t.name, t]));
+    this.tools = toolsByName(init.tools);
     this.policy = init.policy;
     this.onModelCall = init.onModelCall;
     this.budget = init.budget;
@@ -377,7 +391,7 @@ export class StagingContext implements ActivationContext {
   }
 
   get signal(): AbortSignal {
-    return this.signalSource.signal;
+    return this.signalOf();
   }
 
   /** An abandoned (timed-out) attempt may keep running; it must not stage or call anything more. */

@@ -16,7 +16,7 @@ import { ReplayCache } from '../replay/replay-cache.js';
 import { recordSpend, spentInWindow, tallyTokens } from '../model/token-budget.js';
 import { ErrorReason } from '../vocabulary/error-reason.js';
 import { TimerKind, type ActorDocument, type CacheBlobDoc, type ContinuationDoc, type OutboxEntryDoc, type ToolIntentDoc } from './actor-document.js';
-import type { ApplyDeps, ApplyResult } from './apply-result.js';
+import type { ActivationReport, ApplyDeps, ApplyResult } from './apply-result.js';
 import { recordFailure } from './failure-record.js';
 import { parseEvent } from '../agent/event-schema.js';
 import type { InboxElement } from './inbox-element.js';
@@ -25,6 +25,9 @@ import { deadlineTimerId, withIdleTtl, withoutDeadline } from './suspension-time
 
 /** The replay cache of a key with no live suspension (shared: documents are never mutated). */
 const EMPTY_CACHE: CacheBlobDoc = Object.freeze({ entries: Object.freeze([]), totalResponseBytes: 0 });
+
+/** No pending intents (shared: documents are never mutated). */
+const NO_PENDING: readonly ToolIntentDoc[] = Object.freeze([]);
 
 /** The default compactor (stateless, so one instance serves every activation). */
 const defaultCompactor = new DropOldestCompactor();
@@ -82,31 +85,31 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
   }
   const answeredIntent = plan.resume?.result?.intentId;
   const resumeToolName = answeredIntent === undefined ? undefined : base.pending.find((i) => i.intentId === answeredIntent)?.toolName;
+  // Every field spelled out (absent ones undefined) rather than spread in conditionally: this
+  // object is built for every activation, and a literal of fixed shape is one allocation.
   const ctx = new StagingContext({
     agent,
     key: element.entityKey,
     seq: plan.seq,
     event: plan.event,
-    ...(parsedEvent ? { parsedEvent } : {}),
+    parsedEvent,
     eventTimeMs: element.eventTimeMs,
     stepIndex: plan.stepIndex,
     memory,
     cache: ReplayCache.fromBlob(base.llmCache, { nowMs: element.eventTimeMs }),
     provider: deps.provider,
     memo: deps.memo,
-    // A getter, read only when needed (see `StagingContextInit.signal`): most attempts never need a signal.
-    get signal() {
-      return controller.signal;
-    },
+    // Read only when needed (see `StagingContextInit.signal`): most attempts never need a signal.
+    signal: () => controller.signal,
     monotonicMs: deps.monotonicMs,
     policy,
-    ...(plan.resume ? { resume: plan.resume } : {}),
-    ...(resumeToolName !== undefined ? { resumeToolName } : {}),
-    ...(deps.agent.tools ? { tools: deps.agent.tools } : {}),
-    ...(deps.onModelCall ? { onModelCall: deps.onModelCall } : {}),
-    ...(deps.agent.budget ? { budget: deps.agent.budget } : {}),
-    ...(deps.agentLedger ? { agentLedger: deps.agentLedger } : {}),
-    ...(keyWindow !== undefined ? { keyWindowTokens: spentInWindow(base.tokenSpend, element.eventTimeMs, keyWindow.windowMs) } : {}),
+    resume: plan.resume,
+    resumeToolName,
+    tools: deps.agent.tools,
+    onModelCall: deps.onModelCall,
+    budget: deps.agent.budget,
+    agentLedger: deps.agentLedger,
+    keyWindowTokens: keyWindow !== undefined ? spentInWindow(base.tokenSpend, element.eventTimeMs, keyWindow.windowMs) : undefined,
   });
   const summarize = deps.agent.memory?.summarize;
   // Summarizing runs inside the activation (same timeout, same failure handling) after the agent
@@ -136,30 +139,20 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
   }
   if (result.kind === 'timed_out') return recordFailure(failureBase, element, plan.lastAppliedSeq, ErrorReason.ActivationTimeout, '', deps, 'timed_out', ctx.tally);
 
-  const outputs = [...ctx.outputs];
+  const outputs = ctx.outputs.slice();
   if (result.kind === 'completed') {
     const final = outputBytes(result.outcome.output);
     if (final.length > 0) outputs.push(final);
   }
   const staged = ctx.intents;
-  const outbox: OutboxEntryDoc[] = [
-    ...outputEntries(deps.addressing, agent, element.entityKey, base.seq, element.eventTimeMs, outputs, carried, plan.seq),
-    ...staged.map((intent) => intentEntry(deps.addressing, intent, carried, deps.signer)),
-  ];
-  const committed = {
-    ...base,
-    agent,
-    entityKey: element.entityKey,
-    seq: base.seq + 1,
-    lastAppliedSeq: plan.lastAppliedSeq,
-    ownerEpoch: deps.ownerEpoch,
-    memory: memory.toBlob(),
-    llmCache: ctx.replayCache.toBlob(),
-    outbox,
-    // A per-key token budget counts committed activations: record this one's tokens by event time.
-    ...(keyWindow !== undefined ? { tokenSpend: recordSpend(base.tokenSpend, element.eventTimeMs, tallyTokens(ctx.tally), keyWindow.windowMs) } : {}),
-  };
-  const report = {
+  const outbox: OutboxEntryDoc[] = outputEntries(deps.addressing, agent, element.entityKey, base.seq, element.eventTimeMs, outputs, carried, plan.seq);
+  for (const intent of staged) outbox.push(intentEntry(deps.addressing, intent, carried, deps.signer));
+  // A per-key token budget counts committed activations: record this one's tokens by event time.
+  const tokenSpend = keyWindow !== undefined ? recordSpend(base.tokenSpend, element.eventTimeMs, tallyTokens(ctx.tally), keyWindow.windowMs) : base.tokenSpend;
+  const memoryBlob = memory.toBlob();
+  const status = result.kind === 'completed' ? 'completed' : 'suspended';
+  const report: ActivationReport = {
+    status,
     seq: plan.seq,
     tally: ctx.tally,
     memoryBytes: memory.sizeBytes,
@@ -167,14 +160,23 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     intents: staged.length,
     resumed: plan.resume !== undefined,
   };
+  const upserts = longterm?.upserts;
 
   if (result.kind === 'completed') {
     // Nothing in the replay cache is read again once no suspension is live: its keys embed the
     // activation seq, the next activation runs at a new seq, and a redelivery of this element is a
     // duplicate that re-runs nothing. Keeping the entries only grew every later commit (see
     // docs/decisions/0016-replay-cache-holds-live-scopes-only.md).
-    const next: ActorDocument = { ...committed, llmCache: EMPTY_CACHE, continuation: undefined, pending: [], timers: withIdleTtl(withoutDeadline(base.timers), element.eventTimeMs, deps) };
-    return { kind: 'commit', next, report: { status: 'completed', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
+    const next = committedDocument(base, element, plan, deps, {
+      memory: memoryBlob,
+      llmCache: EMPTY_CACHE,
+      continuation: undefined,
+      pending: NO_PENDING,
+      outbox,
+      timers: withIdleTtl(withoutDeadline(base.timers), element.eventTimeMs, deps),
+      tokenSpend,
+    });
+    return upserts === undefined ? { kind: 'commit', next, report } : { kind: 'commit', next, report, upserts };
   }
 
   // Suspended: carry forward what the previous suspension still waits for (unless the deadline
@@ -198,18 +200,48 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     escalations: previous?.escalations ?? 0,
     traceId: previous?.traceId ?? traceId(agent, element.entityKey, plan.seq),
   };
-  const next: ActorDocument = {
-    ...committed,
+  const next = committedDocument(base, element, plan, deps, {
+    memory: memoryBlob,
+    llmCache: ctx.replayCache.toBlob(),
     continuation,
     pending: [...carriedPending, ...staged],
+    outbox,
     timers: withIdleTtl(
       [...withoutDeadline(base.timers), { timerId: deadlineTimerId(continuation), kind: TimerKind.Deadline, dueAtMs: continuation.deadlineMs }],
       // Working-memory expiry never pre-empts a live suspension's deadline.
       Math.max(element.eventTimeMs, continuation.deadlineMs),
       deps,
     ),
+    tokenSpend,
+  });
+  return upserts === undefined ? { kind: 'commit', next, report } : { kind: 'commit', next, report, upserts };
+}
+
+/** What an activation changes in the key's document; the rest is carried over from the base. */
+type ActivationChanges = Pick<ActorDocument, 'memory' | 'llmCache' | 'continuation' | 'pending' | 'outbox' | 'timers' | 'tokenSpend'>;
+
+/**
+ * The document an activation commits: `base` with the next seq, the applied element, the writer's
+ * epoch and the activation's changes. Every field is spelled out (no spread with overrides), so
+ * each commit builds one object of one shape.
+ */
+function committedDocument(base: ActorDocument, element: InboxElement, plan: AttemptPlan, deps: ApplyDeps, changes: ActivationChanges): ActorDocument {
+  return {
+    stateSchemaVersion: base.stateSchemaVersion,
+    agent: deps.agent.name,
+    entityKey: element.entityKey,
+    seq: base.seq + 1,
+    lastAppliedSeq: plan.lastAppliedSeq,
+    ownerEpoch: deps.ownerEpoch,
+    memory: changes.memory,
+    llmCache: changes.llmCache,
+    continuation: changes.continuation,
+    pending: changes.pending,
+    outbox: changes.outbox,
+    timers: changes.timers,
+    deferred: base.deferred,
+    tokenSpend: changes.tokenSpend,
   };
-  return { kind: 'commit', next, report: { status: 'suspended', ...report }, ...(longterm ? { upserts: longterm.upserts } : {}) };
 }
 
 function snapshotBytes(snapshot: Uint8Array | string | undefined): Uint8Array {

@@ -9,13 +9,18 @@
 import { parse, v5 } from 'uuid';
 
 const namespaceBytes = new Map<string, Uint8Array>();
+const utf8 = new TextEncoder();
 
-/** The uuid v5 of `name` (hashed as UTF-8) in `namespace` (a hyphenated uuid). */
+/**
+ * The uuid v5 of `name` (hashed as UTF-8) in `namespace` (a hyphenated uuid). The name is handed
+ * to the package already UTF-8 encoded (the same bytes its own string path produces, by the
+ * platform encoder instead of `unescape(encodeURIComponent(...))` and a loop).
+ */
 export function uuidV5(name: string, namespace: string): string {
   let bytes = namespaceBytes.get(namespace);
   if (bytes === undefined) {
     bytes = parse(namespace);
     namespaceBytes.set(namespace, bytes);
   }
-  return v5(name, bytes);
+  return v5(utf8.encode(name), bytes);
 }
