@@ -1,58 +1,12 @@
 // The scheduler turns a partition's timer table into inbox messages on processing time; with a manual clock and a recording publisher every firing, re-arm, retry and stop is observable here without a broker or real time.
 import { Logger } from '@nestjs/common';
-import { decodeInboxEnvelope, TimerKind, timerMessageId, type TimerDoc, type TimerOwner } from '#core';
+import { decodeInboxEnvelope, ManualTimers, TimerKind, timerMessageId, type TimerDoc, type TimerOwner } from '#core';
 import { createTopology, encodeKeyToken, keyFromText } from '#routing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
+import { TimerScheduler } from './timer-scheduler.js';
 
 const T0 = 1_700_000_000_000;
 const topology = createTopology({ partitions: 16 });
-
-/** A {@link SchedulerClock} that moves only when the test advances it; callbacks fire in due order. */
-class ManualClock implements SchedulerClock {
-  private now: number;
-  private nextId = 0;
-  private readonly scheduled = new Map<number, { dueMs: number; callback: () => void }>();
-
-  constructor(startMs: number) {
-    this.now = startMs;
-  }
-
-  nowMs(): number {
-    return this.now;
-  }
-
-  monotonicMs(): number {
-    return this.now;
-  }
-
-  setTimeout(callback: () => void, ms: number): () => void {
-    const id = this.nextId++;
-    this.scheduled.set(id, { dueMs: this.now + ms, callback });
-    return () => this.scheduled.delete(id);
-  }
-
-  get pending(): number {
-    return this.scheduled.size;
-  }
-
-  /** Moves the clock to `now + ms`, firing every callback that comes due, with reactions flushed in between. */
-  async advanceBy(ms: number): Promise<void> {
-    const target = this.now + ms;
-    await settle();
-    for (;;) {
-      const due = [...this.scheduled.entries()].filter(([, s]) => s.dueMs <= target).sort(([a, x], [b, y]) => x.dueMs - y.dueMs || a - b)[0];
-      if (due === undefined) break;
-      this.scheduled.delete(due[0]);
-      this.now = Math.max(this.now, due[1].dueMs);
-      due[1].callback();
-      await settle();
-    }
-    this.now = target;
-  }
-}
-
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface Published {
   readonly subject: string;
@@ -73,14 +27,14 @@ describe('TimerScheduler', () => {
   const { owner, partition, token } = ownerOf('triage', 'order-42');
   /** Another key of the same partition (only the state key differs; the lane is the same). */
   const sibling: TimerOwner = { ...owner, stateKey: `${owner.stateKey}-b` };
-  let clock: ManualClock;
+  let clock: ManualTimers;
   let published: Published[];
   let failures: number;
   let scheduler: TimerScheduler;
   let warn: ReturnType<typeof vi.spyOn>;
 
   beforeEach(() => {
-    clock = new ManualClock(T0);
+    clock = new ManualTimers(T0);
     published = [];
     failures = 0;
     warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

@@ -3,6 +3,7 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { describe, expect, it } from 'vitest';
 import { ActiveStandby, type StandDownReason } from './active-standby.js';
+import { ManualTimers } from '#core';
 
 const TTL = 3_000;
 const KEY = 'ingress';
@@ -58,46 +59,12 @@ class FakeLeaseBucket {
   }
 }
 
-/** A manual monotonic clock: timers fire only when the test advances it. */
-class ManualClock {
-  private now = 0;
-  private nextId = 0;
-  private readonly timers = new Map<number, { due: number; callback: () => void }>();
-
-  readonly monotonicMs = (): number => this.now;
-
-  readonly setTimeout = (callback: () => void, ms: number): (() => void) => {
-    const id = this.nextId++;
-    this.timers.set(id, { due: this.now + ms, callback });
-    return () => this.timers.delete(id);
-  };
-
-  /** Moves time forward by `ms`, firing due timers in order and letting their promises run. */
-  async advance(ms: number): Promise<void> {
-    const target = this.now + ms;
-    await settle();
-    for (;;) {
-      const next = [...this.timers.entries()].filter(([, t]) => t.due <= target).sort((a, b) => a[1].due - b[1].due || a[0] - b[0])[0];
-      if (next === undefined) break;
-      this.timers.delete(next[0]);
-      this.now = next[1].due;
-      next[1].callback();
-      await settle();
-    }
-    this.now = target;
-  }
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
-}
-
 interface Replica {
   readonly lease: ActiveStandby;
   readonly events: string[];
 }
 
-function replica(name: string, bucket: FakeLeaseBucket, clock: ManualClock, hooks: { activate?: () => Promise<void>; deactivate?: (reason: StandDownReason) => Promise<void> } = {}): Replica {
+function replica(name: string, bucket: FakeLeaseBucket, clock: ManualTimers, hooks: { activate?: () => Promise<void>; deactivate?: (reason: StandDownReason) => Promise<void> } = {}): Replica {
   const events: string[] = [];
   const lease = new ActiveStandby({
     leases: bucket.kv,
@@ -123,12 +90,12 @@ function replica(name: string, bucket: FakeLeaseBucket, clock: ManualClock, hook
 describe('ActiveStandby', () => {
   it('activates the first replica under the lease revision and keeps the second standing by', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     const a = replica('a', bucket, clock);
     const b = replica('b', bucket, clock);
     await a.lease.start();
     await b.lease.start();
-    await clock.advance(TTL * 3);
+    await clock.advanceBy(TTL * 3);
     expect(a.events).toEqual(['active:1']);
     expect(b.events).toEqual(['standby:a']);
     expect(a.lease.epoch).toBe(1);
@@ -137,10 +104,10 @@ describe('ActiveStandby', () => {
 
   it('renews at the first tick a third of the TTL after the last renewal, and stays active', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     const a = replica('a', bucket, clock);
     await a.lease.start();
-    await clock.advance(TTL * 3);
+    await clock.advanceBy(TTL * 3);
     // Ticks every 300 ms: a renewal at 1,200 ms, 2,400 ms, …, well inside the 2,400 ms validity.
     expect(bucket.updates).toBe(7);
     expect(a.lease.valid).toBe(true);
@@ -149,17 +116,17 @@ describe('ActiveStandby', () => {
 
   it('stops at once when a renewal fails, and a standby takes over under a higher epoch at its next tick', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     const a = replica('a', bucket, clock);
     const b = replica('b', bucket, clock);
     await a.lease.start();
     await b.lease.start();
     bucket.failUpdates = true;
-    await clock.advance(TTL / 3 + TTL / 10);
+    await clock.advanceBy(TTL / 3 + TTL / 10);
     expect(a.events).toEqual(['active:1', 'stop:lost']);
     expect(a.lease.valid).toBe(false);
     bucket.failUpdates = false;
-    await clock.advance(TTL / 10);
+    await clock.advanceBy(TTL / 10);
     const taken = [...a.events, ...b.events].filter((e) => e.startsWith('active:') && e !== 'active:1');
     expect(taken).toHaveLength(1);
     expect(Number(taken[0]?.slice('active:'.length))).toBeGreaterThan(1);
@@ -167,37 +134,37 @@ describe('ActiveStandby', () => {
 
   it('stops when its local validity lapses even though the renewal never answers', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     const a = replica('a', bucket, clock);
     await a.lease.start();
     bucket.hangUpdates = true;
     // Valid until TTL minus the safety margin (a fifth) after the last renewal was sent.
-    await clock.advance(TTL - TTL / 5 - 1);
+    await clock.advanceBy(TTL - TTL / 5 - 1);
     expect(a.events).toEqual(['active:1']);
-    await clock.advance(1);
+    await clock.advanceBy(1);
     expect(a.events).toEqual(['active:1', 'stop:lost']);
   });
 
   it('lets a standby take over within one TTL and one tick of the holder crashing', async () => {
     const bucket = new FakeLeaseBucket();
-    const crashedClock = new ManualClock();
-    const clock = new ManualClock();
+    const crashedClock = new ManualTimers();
+    const clock = new ManualTimers();
     const a = replica('a', bucket, crashedClock);
     const b = replica('b', bucket, clock);
     await a.lease.start();
     await b.lease.start();
     // `a` never ticks again (SIGKILL); the bucket drops its key at max_age.
-    await clock.advance(TTL - 1);
+    await clock.advanceBy(TTL - 1);
     expect(b.events).toEqual(['standby:a']);
     bucket.expire(KEY);
-    await clock.advance(TTL / 10);
+    await clock.advanceBy(TTL / 10);
     expect(b.events).toEqual(['standby:a', 'active:2']);
     expect(bucket.holder(KEY)).toBe('b');
   });
 
   it('drains on stop while still renewing, then releases so a standby takes over at once', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     let finishDrain: () => void = () => undefined;
     const drained = new Promise<void>((resolve) => (finishDrain = resolve));
     const a = replica('a', bucket, clock, { deactivate: (reason) => (reason === 'shutdown' ? drained : Promise.resolve()) });
@@ -206,45 +173,45 @@ describe('ActiveStandby', () => {
     await b.lease.start();
     const stopped = a.lease.stop();
     const before = bucket.updates;
-    await clock.advance(TTL * 2);
+    await clock.advanceBy(TTL * 2);
     expect(bucket.updates).toBeGreaterThan(before);
     expect(a.events).toEqual(['active:1', 'stop:shutdown']);
     expect(b.events).toEqual(['standby:a']);
     finishDrain();
     await stopped;
     expect(bucket.holder(KEY)).toBeUndefined();
-    await clock.advance(TTL / 10);
+    await clock.advanceBy(TTL / 10);
     expect(b.events).toHaveLength(2);
     expect(b.lease.epoch).toBeGreaterThan(1);
-    await clock.advance(TTL);
+    await clock.advanceBy(TTL);
     expect(a.events).toEqual(['active:1', 'stop:shutdown']);
   });
 
   it('escalates a drain to an immediate stop when the lease is lost during it', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     const a = replica('a', bucket, clock, { deactivate: (reason) => (reason === 'shutdown' ? new Promise(() => undefined) : Promise.resolve()) });
     await a.lease.start();
     void a.lease.stop();
     bucket.failUpdates = true;
-    await clock.advance(TTL / 3 + TTL / 10);
+    await clock.advanceBy(TTL / 3 + TTL / 10);
     expect(a.events).toEqual(['active:1', 'stop:shutdown', 'stop:lost']);
   });
 
   it('restarts the work under a new epoch on reset', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     const a = replica('a', bucket, clock);
     await a.lease.start();
     a.lease.reset();
-    await clock.advance(TTL / 10);
+    await clock.advanceBy(TTL / 10);
     expect(a.events).toEqual(['active:1', 'stop:reset', 'active:2']);
     expect(a.lease.epoch).toBe(2);
   });
 
   it('gives the lease back when the work cannot start, and tries again at the next tick', async () => {
     const bucket = new FakeLeaseBucket();
-    const clock = new ManualClock();
+    const clock = new ManualTimers();
     let failures = 1;
     const a = replica('a', bucket, clock, {
       activate: async () => {
@@ -253,7 +220,7 @@ describe('ActiveStandby', () => {
     });
     await a.lease.start();
     expect(bucket.holder(KEY)).toBeUndefined();
-    await clock.advance(TTL / 10);
+    await clock.advanceBy(TTL / 10);
     expect(a.events).toEqual(['active:1', 'active:2']);
     expect(a.lease.epoch).toBe(2);
   });

@@ -5,34 +5,13 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeActorDocument, RetryableError, type AgentDefinition, type InboxElement, type OutboxEntryDoc, type StateStore, type StoredActor, type Timers } from '#core';
+import { InMemoryStateStore, type AgentDefinition, type InboxElement, type OutboxEntryDoc, type Timers } from '#core';
 import { RuntimeMetrics } from '#telemetry';
 import { composeCommitPath } from '../commit-path.factory.js';
 import { TracedActorRuntime } from './traced-actor-runtime.js';
 
 const utf8 = new TextEncoder();
 const PUBLISHER = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
-
-/** A CAS store in a map; `failNext` makes the next commit throw a retryable outage without writing. */
-class MapStore implements StateStore {
-  readonly commits: Uint8Array[] = [];
-  private readonly docs = new Map<string, { bytes: Uint8Array; revision: number }>();
-  failNext = false;
-  load(stateKey: string): Promise<StoredActor | undefined> {
-    const stored = this.docs.get(stateKey);
-    return Promise.resolve(stored === undefined ? undefined : { doc: decodeActorDocument(stored.bytes), revision: stored.revision });
-  }
-  commit(stateKey: string, bytes: Uint8Array): Promise<number> {
-    this.commits.push(bytes);
-    if (this.failNext) {
-      this.failNext = false;
-      return Promise.reject(new RetryableError('injected outage'));
-    }
-    const revision = (this.docs.get(stateKey)?.revision ?? 0) + 1;
-    this.docs.set(stateKey, { bytes, revision });
-    return Promise.resolve(revision);
-  }
-}
 
 const timers: Timers = {
   setTimeout: (callback, ms) => {
@@ -43,7 +22,7 @@ const timers: Timers = {
 
 const echo: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
 
-function runtime(store: MapStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics): TracedActorRuntime {
+function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics): TracedActorRuntime {
   return new TracedActorRuntime(
     composeCommitPath({
       store,
@@ -89,7 +68,7 @@ describe('TracedActorRuntime', () => {
     exporter.reset();
     const published: OutboxEntryDoc[] = [];
     const metrics = new RuntimeMetrics({ defaultMetrics: false });
-    const outcome = await runtime(new MapStore(), published, metrics).process(element(7), scope);
+    const outcome = await runtime(new InMemoryStateStore(), published, metrics).process(element(7), scope);
     expect(outcome.kind).toBe('applied');
     const spans = exporter.getFinishedSpans();
     const activation = spans.find((s) => s.name === 'activate echo');
@@ -104,12 +83,12 @@ describe('TracedActorRuntime', () => {
 
   it('re-parents once per delivery: an in-place retry commits byte-identical bytes inside one span marked as retried', async () => {
     exporter.reset();
-    const store = new MapStore();
-    store.failNext = true;
+    const store = new InMemoryStateStore();
+    store.failCommit(1, 'before-write');
     const published: OutboxEntryDoc[] = [];
     await runtime(store, published, new RuntimeMetrics({ defaultMetrics: false })).process(element(8), scope);
-    expect(store.commits).toHaveLength(2);
-    expect(Buffer.from(store.commits[0]!).equals(Buffer.from(store.commits[1]!))).toBe(true);
+    expect(store.attempts).toHaveLength(2);
+    expect(Buffer.from(store.attempts[0]!).equals(Buffer.from(store.attempts[1]!))).toBe(true);
     const activations = exporter.getFinishedSpans().filter((s) => s.name === 'activate echo');
     expect(activations).toHaveLength(1);
     expect(activations[0]?.attributes).toMatchObject({ 'agents.attempts': 2, 'agents.retried': true, 'agents.outcome': 'applied' });
@@ -121,7 +100,7 @@ describe('TracedActorRuntime', () => {
     exporter.reset();
     const published: OutboxEntryDoc[] = [];
     const unsampled = [{ name: 'traceparent', value: `00-${PUBLISHER.traceId}-${PUBLISHER.spanId}-00` }];
-    const outcome = await runtime(new MapStore(), published, new RuntimeMetrics({ defaultMetrics: false })).process(element(9, unsampled), scope);
+    const outcome = await runtime(new InMemoryStateStore(), published, new RuntimeMetrics({ defaultMetrics: false })).process(element(9, unsampled), scope);
     expect(outcome.kind).toBe('applied');
     // Children started from the empty context would have rooted traces of their own.
     expect(exporter.getFinishedSpans()).toEqual([]);

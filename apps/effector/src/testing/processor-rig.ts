@@ -4,14 +4,13 @@
  * built with real derived ids and encoded with the real codec.
  */
 import { createTopology } from '#routing';
-import { encodeToolIntent, intentId, IntentKind, type AnyToolDefinition, type HeaderDoc, type ToolIntentDoc } from '#core';
+import { encodeToolIntent, intentId, IntentKind, ManualTimers, RecordingOutboxPublisher, type AnyToolDefinition, type HeaderDoc, type ToolIntentDoc } from '#core';
 import { InMemoryDedupStore } from '../dedup/in-memory-dedup-store.js';
 import { decodeDelivery, type DecodedDelivery } from '../intent-delivery.js';
 import type { IntentOutcome } from '../intent-outcome.js';
 import { IntentProcessor, type ProcessScope } from '../intent-processor.js';
 import { VerificationMode } from '../verification.js';
-import { ManualClock } from './manual-clock.js';
-import { RecordingDedupStore, RecordingObserver, RecordingPublisher } from './recording-doubles.js';
+import { RecordingDedupStore, RecordingObserver } from './recording-doubles.js';
 
 /** The agent of every rig intent. */
 export const AGENT = 'triage';
@@ -75,10 +74,10 @@ export interface RigOptions {
 /** A processor with its doubles. */
 export interface ProcessorRig {
   readonly processor: IntentProcessor;
-  readonly clock: ManualClock;
+  readonly clock: ManualTimers;
   readonly backing: InMemoryDedupStore;
   readonly store: RecordingDedupStore;
-  readonly publisher: RecordingPublisher;
+  readonly publisher: RecordingOutboxPublisher;
   readonly observer: RecordingObserver;
   /** Store calls, tool runs (`tool <name>`, pushed by spec tools) and publishes, in order. */
   readonly log: string[];
@@ -93,11 +92,11 @@ let rigs = 0;
 
 /** A processor over fresh doubles, or over `options.shareWith`'s store and clock. */
 export function processorRig(options: RigOptions = {}): ProcessorRig {
-  const clock = options.shareWith?.clock ?? new ManualClock(START_MS);
+  const clock = options.shareWith?.clock ?? new ManualTimers(START_MS);
   const backing = options.shareWith?.backing ?? new InMemoryDedupStore(() => clock.nowMs());
   const log: string[] = [];
   const store = new RecordingDedupStore(backing, log);
-  const publisher = new RecordingPublisher(log);
+  const publisher = new RecordingOutboxPublisher(log);
   const observer = new RecordingObserver();
   const stopping = new AbortController();
   const halted = new AbortController();

@@ -1,51 +1,13 @@
 /**
- * Test doubles of the effector's ports for specs: a publisher that records and deduplicates by
- * message id like a stream, a dedup-store wrapper that logs calls and injects failures, and an
- * observer that records what it was told. No clock, no randomness, no I/O.
+ * Test doubles of the effector's own ports for specs: a dedup-store wrapper that logs calls and
+ * injects failures, and an observer that records what it was told. The publisher and the manual
+ * clock are the runtime's (`RecordingOutboxPublisher`, `ManualTimers` from `#core`). No clock, no
+ * randomness, no I/O.
  */
-import { RetryableError, type ErrorReason, type OutboxEntryDoc, type OutboxPublisher, type ToolResultStatus } from '#core';
+import type { ErrorReason, ToolResultStatus } from '#core';
 import { DedupStoreUnavailable } from '../dedup/dedup-errors.js';
 import type { ClaimHandle, ClaimOutcome, ClaimRequest, DedupStore } from '../dedup/dedup-store.js';
 import type { EffectorObserver, StoreOperation } from '../effector-observer.js';
-
-/** The injected publish failure. */
-export class InjectedPublishFault extends RetryableError {
-  override readonly name = 'InjectedPublishFault';
-}
-
-/** Records publishes; `stored` is what the streams would hold after deduplication by msg id. */
-export class RecordingPublisher implements OutboxPublisher {
-  private failuresLeft = 0;
-  private readonly seen = new Set<string>();
-  /** Every published entry, republishes included. */
-  readonly published: OutboxEntryDoc[] = [];
-  /** The first copy of each msg id. */
-  readonly stored: OutboxEntryDoc[] = [];
-  failedCalls = 0;
-
-  constructor(private readonly log?: string[]) {}
-
-  failNext(times: number): this {
-    this.failuresLeft += times;
-    return this;
-  }
-
-  publish(entries: readonly OutboxEntryDoc[]): Promise<void> {
-    if (this.failuresLeft > 0) {
-      this.failuresLeft -= 1;
-      this.failedCalls += 1;
-      return Promise.reject(new InjectedPublishFault('injected publish failure'));
-    }
-    for (const entry of entries) {
-      this.log?.push(`publish ${entry.subject}`);
-      this.published.push(entry);
-      if (this.seen.has(entry.msgId)) continue;
-      this.seen.add(entry.msgId);
-      this.stored.push(entry);
-    }
-    return Promise.resolve();
-  }
-}
 
 /** Wraps a store: logs each call to `log`, and can fail every call or refuse completions. */
 export class RecordingDedupStore implements DedupStore {

@@ -46,6 +46,8 @@ export class InMemoryStateStore implements StateStore {
   private loadCalls = 0;
   /** Every write that landed, in order. */
   readonly writes: StoreWrite[] = [];
+  /** The bytes of every `commit` call, in order, refused and failed ones included (a retry's bytes can be compared with the first try's). */
+  readonly attempts: Uint8Array[] = [];
 
   /** Makes the `nth` call of `commit` (1-based, counted over all keys) fail as `fault`. */
   failCommit(nth: number, fault: CommitFault): this {
@@ -62,6 +64,7 @@ export class InMemoryStateStore implements StateStore {
 
   async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
     this.commitCalls += 1;
+    this.attempts.push(bytes.slice());
     const fault = this.faults.get(this.commitCalls);
     if (fault === 'before-write') throw new InjectedStoreFault(`injected failure before writing ${stateKey} (commit #${this.commitCalls})`);
     const current = this.values.get(stateKey);

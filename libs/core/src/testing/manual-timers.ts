@@ -1,9 +1,10 @@
 /**
  * A scripted processing-time clock for specs: `setTimeout` callbacks fire only when a test
  * advances the clock, so a 30 s activation timeout or a retry backoff takes no real time. Owns
- * nothing but its schedule; reads no wall clock. Importing it has no side effects.
+ * nothing but its schedule; reads no wall clock. Importing it has no side effects. It is the one
+ * manual clock of the project: the runtime's, the services' and the test kit's specs all use it.
  */
-import type { Cancel, Timers } from '../time/clock.js';
+import type { Cancel, Clock, Timers } from '../time/clock.js';
 
 interface Scheduled {
   readonly id: number;
@@ -17,14 +18,15 @@ export function flushMicrotasks(): Promise<void> {
 }
 
 /**
- * {@link Timers} on a manual clock. Callbacks due at the same time fire in scheduling order; a
+ * `Timers` and `Clock` on one manual clock (wall and monotonic time are the same
+ * number, starting at `startMs`). Callbacks due at the same time fire in scheduling order; a
  * callback scheduled for 0 ms still waits for the next advance, as a real `setTimeout(0)` does.
  *
  * @example
  * const timers = new ManualTimers();
  * const outcome = await timers.settle(runtime.process(element, scope)); // fires timers as needed
  */
-export class ManualTimers implements Timers {
+export class ManualTimers implements Timers, Clock {
   private now: number;
   private nextId = 0;
   private readonly scheduled = new Map<number, Scheduled>();
@@ -44,8 +46,11 @@ export class ManualTimers implements Timers {
     };
   }
 
-  /** The manual clock in ms (use as `monotonicMs`). */
+  /** The manual clock in ms, as monotonic time. */
   readonly monotonicMs = (): number => this.now;
+
+  /** The manual clock in ms, as wall time (the same number as `monotonicMs`). */
+  readonly nowMs = (): number => this.now;
 
   /**
    * Moves the clock by `ms` without firing anything: what a synchronous handler that blocks the
@@ -71,6 +76,16 @@ export class ManualTimers implements Timers {
     this.now = Math.max(this.now, next.dueMs);
     next.callback();
     return true;
+  }
+
+  /**
+   * Moves the clock by `ms`, firing every timer that comes due synchronously, in due order, with
+   * no promise reaction run in between (use {@link advanceBy} to let reactions run).
+   */
+  advance(ms: number): void {
+    const target = this.now + ms;
+    while ([...this.scheduled.values()].some((entry) => entry.dueMs <= target)) this.fireNext();
+    this.now = target;
   }
 
   /** Moves the clock by `ms`, firing every timer that comes due, in order, with reactions flushed between them. */

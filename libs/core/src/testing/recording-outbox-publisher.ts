@@ -23,6 +23,14 @@ export class RecordingOutboxPublisher implements OutboxPublisher {
   /** Calls that were refused by the fault hook. */
   failedCalls = 0;
 
+  /** `log`, when given, gets a `publish <subject>` line per entry published (to interleave with other doubles' logs). */
+  constructor(private readonly log?: string[]) {}
+
+  /** Every entry published, in order, republishes included (the batches flattened). */
+  get published(): OutboxEntryDoc[] {
+    return this.batches.flat();
+  }
+
   /** Makes the next `times` calls reject without publishing anything. */
   failNext(times = 1): this {
     this.failuresLeft += times;
@@ -37,6 +45,7 @@ export class RecordingOutboxPublisher implements OutboxPublisher {
     }
     this.batches.push([...entries]);
     for (const entry of entries) {
+      this.log?.push(`publish ${entry.subject}`);
       if (this.seen.has(entry.msgId)) continue;
       this.seen.add(entry.msgId);
       this.stored.push(entry);
