@@ -172,6 +172,30 @@ describe('hostile input on the NATS side', () => {
     expect(await answers(victim, 2)).toMatchObject({ n: 2, count: 2 });
   });
 
+  it('records an element of an agent no longer deployed once, as unknown_agent, and parks its key instead of retrying it forever', async () => {
+    const key = 'orphaned';
+    const token = encodeKeyToken(keyFromText(key));
+    const subject = cluster.client.topology.inbox(partitionOfKey(key), 'retired', token, InboxKind.Event);
+    const envelope = (n: number): Uint8Array => encodeInboxEnvelope({ entityKey: keyFromText(key), eventTimeMs: Date.now(), payload: { kind: 'event', event: enc.encode(JSON.stringify({ n })) } });
+    // Forwarded-looking elements (no Agents-Direct) of an agent this deployment does not host.
+    for (let n = 1; n <= 3; n += 1) await cluster.client.js.publish(subject, envelope(n));
+    const unknown = async (): Promise<ErrorRecordFields[]> =>
+      (await readStream(cluster.client.nc, 'AGENTS_ERRORS', 'agents.errors.retired.unknown_agent')).map((m) => decodeErrorRecord(m.data)).filter((r) => text.decode(r.entityKey) === key);
+    await until(async () => (await unknown()).length === 1, 15_000, 'the unknown_agent record');
+    expect((await unknown())[0]!.detail).toContain(`agent 'retired' is not hosted`);
+    // Parked, not retried: nothing of the partition is pending or redelivered, and it keeps serving.
+    expect(await answers(neighbour(key, 'orphaned-n'), 1)).toMatchObject({ count: 1 });
+    await until(async () => (await consumerOf(key)).num_ack_pending === 0, 15_000, 'no unacknowledged message in the partition');
+    await cluster.client.js.publish(subject, envelope(4));
+    await new Promise((resolve) => setTimeout(resolve, 3 * ACK_WAIT_MS));
+    expect(await unknown()).toHaveLength(1);
+    expect((await consumerOf(key)).num_redelivered).toBe(0);
+    const timers = await new Kvm(cluster.client.nc).open('AGENTS_TIMERS');
+    const marker = await timers.get(`parked.p${String(partitionOfKey(key)).padStart(4, '0')}.retired.${token}`);
+    expect(marker?.operation).toBe('PUT');
+    expect(cluster.services.get('activator')!.lines.some((l) => l.includes('AgentNotHosted'))).toBe(false);
+  });
+
   it('quarantines a key whose state document is garbage, keeps its partition serving, and the CLI repairs it and redrives its events', async () => {
     const key = 'garbage-doc';
     const stateKey = `counter.${encodeKeyToken(keyFromText(key))}`;

@@ -178,7 +178,7 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
     const lane = work.kind === 'element' ? work.decoded.stateKey : work.rejection.lane;
     // Only a key's lane parks (an unparsable subject has no key to replay by).
     if (!lane.startsWith(UNREADABLE_LANE)) {
-      const backlog = this.parked.get(lane) ?? this.parkIfFull(lane, msg.seq);
+      const backlog = this.parked.get(lane) ?? this.parkIfFull(lane, msg.seq) ?? (this.notHosted(work) ? this.park(lane, msg.seq, `its agent is not hosted here`) : undefined);
       if (backlog !== undefined && msg.seq >= backlog.ackFrom) {
         backlog.through = Math.max(backlog.through, msg.seq);
         if (backlog.stored) {
@@ -195,10 +195,24 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
   private parkIfFull(stateKey: string, seq: number): ParkedBacklog | undefined {
     const depth = this.engine.laneDepth(stateKey);
     if (depth < this.options.parkAt) return undefined;
+    return this.park(stateKey, seq, `it holds ${depth} unsettled messages`);
+  }
+
+  /**
+   * An element forwarded (not direct) to an agent this deployment does not host: retrying it would
+   * hold the key forever ({@link AgentNotHosted}), so the key is parked instead, and its replay
+   * records `unknown_agent` once and waits for an activator that hosts the agent.
+   */
+  private notHosted(work: Extract<ElementWork, { kind: 'element' | 'unreadable' }>): boolean {
+    return work.kind === 'element' && work.decoded.element.direct !== true && !this.options.runtime.hosts(work.decoded.address.agent);
+  }
+
+  /** Parks `stateKey` from `seq` (its oldest held message, if any, is where a replay after a crash starts) and queues its replay. */
+  private park(stateKey: string, seq: number, why: string): ParkedBacklog {
     const fromSeq = this.engine.oldestInLane(stateKey) ?? seq;
     const backlog: ParkedBacklog = { stateKey, fromSeq, ackFrom: seq, cursor: seq, through: seq, stored: false, storing: undefined };
     this.parked.set(stateKey, backlog);
-    this.logger.warn(`key ${stateKey} holds ${depth} unsettled messages: parking its backlog from inbox seq ${seq} (acknowledged, replayed from the inbox in order once the key is free)`);
+    this.logger.warn(`key ${stateKey}: parking its backlog from inbox seq ${seq} because ${why} (acknowledged, replayed from the inbox in order once the key can go on)`);
     void this.engine.runOnLane(stateKey, () => this.replay(backlog));
     return backlog;
   }
@@ -263,7 +277,16 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
           backlog.cursor = backlog.through + 1;
           continue;
         }
-        outcome = await this.handle(this.workOf(storedInboxMessage(stored)));
+        const work = this.workOf(storedInboxMessage(stored));
+        if (this.notHosted(work) && work.kind === 'element') {
+          // Parked until an activator hosting the agent owns the partition (it replays the marker).
+          await this.storeMarker(backlog);
+          const { element, address } = work.decoded;
+          await this.options.runtime.recordNotHosted({ agent: address.agent, entityKey: element.entityKey, inboxSeq: stored.seq, eventTimeMs: element.eventTimeMs, headers: element.headers });
+          this.logger.error(`key ${backlog.stateKey}: agent '${address.agent}' is not hosted here: recorded unknown_agent for inbox seq ${stored.seq}; the key stays parked`);
+          return;
+        }
+        outcome = await this.handle(work);
       } catch (error) {
         this.logger.error(`replaying the parked backlog of ${backlog.stateKey} failed at inbox seq ${backlog.cursor} (retrying): ${(error as Error).message}`);
         await delay(REPLAY_RETRY_MS);

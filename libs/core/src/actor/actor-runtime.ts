@@ -25,7 +25,12 @@ import { sameTimers, type TimerIndex, type TimerOwner } from './timer-index.js';
 import { encodeActorDocument, StateDocumentCorrupt } from './state-codec.js';
 import { CommitConflict, type StateStore } from './state-store.js';
 
-/** The agent named by an inbox subject is not hosted here: a deployment mismatch, retried until fixed. */
+/**
+ * The agent named by an inbox subject is not hosted here: a deployment mismatch. Retried in place
+ * by a caller that does not check first; the activator parks such a key instead (one
+ * `unknown_agent` record, see {@link ActorRuntime.recordNotHosted}) until an activator hosting the
+ * agent takes the partition.
+ */
 export class AgentNotHosted extends RetryableError {
   override readonly name = 'AgentNotHosted';
 }
@@ -416,6 +421,33 @@ export class ActorRuntime {
       [],
     );
     await this.deps.publisher.publish([record]);
+  }
+
+  /**
+   * Publishes the `unknown_agent` record of an element whose agent is not hosted by this activator
+   * (the deployment no longer has it): id derived from the inbox sequence, so publishing it again
+   * for the same element (another owner, a restart) is dropped by the errors stream inside its
+   * duplicate window. The caller parks the key instead of retrying it. A failed publish throws.
+   */
+  async recordNotHosted(input: { readonly agent: string; readonly entityKey: Uint8Array; readonly inboxSeq: number; readonly eventTimeMs: number; readonly headers: InboxElement['headers'] }): Promise<void> {
+    const record = errorEntry(
+      this.deps.addressing,
+      {
+        agent: input.agent,
+        entityKey: input.entityKey,
+        reason: ErrorReason.UnknownAgent,
+        detail: `agent '${input.agent}' is not hosted by this activator: the key is parked from this element until an activator hosting it takes the partition`,
+        eventTimeMs: input.eventTimeMs,
+      },
+      input.inboxSeq,
+      traceHeaders(input.headers),
+    );
+    await this.deps.publisher.publish([record]);
+  }
+
+  /** Whether `agent` is hosted here. */
+  hosts(agent: string): boolean {
+    return this.deps.agents.has(agent);
   }
 
   /** Forgets cached documents of keys matching `predicate` (a partition handed away). */
