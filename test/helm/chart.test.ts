@@ -590,11 +590,20 @@ describe('helm/nats-agents', () => {
     });
   });
 
-  it('has the metadata a chart repository lists: home, sources and maintainers', () => {
-    const chart = parseYaml(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { home?: string; sources?: string[]; maintainers?: { name: string }[] };
+  it('has the metadata a chart repository lists: home, sources and maintainers, the same as package.json says', () => {
+    const chart = parseYaml(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { home?: string; sources?: string[]; maintainers?: { name: string; email?: string }[] };
     expect(chart.home).toMatch(/^https:\/\//);
     expect(chart.sources?.length).toBeGreaterThan(0);
     expect(chart.maintainers?.[0]?.name).toBeTruthy();
+    // One identity for the project: the chart and every package.json name the same home, source and author.
+    const manifests = ['package.json', ...readdirSync(join(REPO_ROOT, 'packages')).map((p) => join('packages', p, 'package.json'))].map(
+      (file) => JSON.parse(readFileSync(join(REPO_ROOT, file), 'utf8')) as { homepage?: string; author?: string; repository?: { url?: string } },
+    );
+    for (const manifest of manifests) {
+      expect(manifest.homepage).toBe(chart.home);
+      expect(manifest.repository?.url).toBe(chart.sources![0]);
+      expect(manifest.author).toBe(`${chart.maintainers![0]!.name} <${chart.maintainers![0]!.email}>`);
+    }
   });
 
   it('keeps docs/helm-values.md generated from the current schema and defaults', () => {
