@@ -4,7 +4,9 @@
 // the genuine message must still get through (its Nats-Msg-Id is keyed with the cluster secret, so
 // the forgery cannot occupy it in a stream's duplicate window). A real nats-server 2.9, the real
 // activator, ingress and effector, signing and verification on as `npm start` runs them.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +31,9 @@ import {
   type ErrorRecordFields,
 } from '#core';
 import { encodeKeyToken, InboxKind, keyFromText } from '#routing';
-import { bearer, collect, readStream, startCluster, storedIntents, type TestCluster } from '../harness/index.js';
+import { bearer, collect, readStream, REPO_ROOT, startCluster, storedIntents, type TestCluster } from '../harness/index.js';
+
+const run = promisify(execFile);
 
 const text = new TextDecoder();
 const enc = new TextEncoder();
@@ -48,11 +52,12 @@ describe('forgery with predicted ids', () => {
   let state: KV;
   let dir: string;
   let ledger: string;
+  let keyring: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'forgery-'));
     const secret = randomBytes(32).toString('base64');
-    const keyring = join(dir, 'keyring');
+    keyring = join(dir, 'keyring');
     await writeFile(keyring, `k1=${secret}\n`, { mode: 0o600 });
     const keyFile = join(dir, 'signing-key');
     await writeFile(keyFile, secret, { mode: 0o600 });
@@ -218,5 +223,17 @@ describe('forgery with predicted ids', () => {
     const [first] = await outputs.waitForCount(1, 30_000);
     outputs.close();
     expect(JSON.parse(text.decode(first!.data))).toMatchObject({ key, intentId: id, decision: 'denied' });
+  });
+
+  it('an operator holding the keyring decides on NATS with the CLI: the decision is sealed and applied', async () => {
+    const key = 'cli-approval';
+    const id = await pendingApproval(key);
+    const outputs = await collect(cluster.client.nc, `agents.output.e2e.${token(key)}`);
+    const env = { ...process.env, NATS_URL: cluster.server.url, AGENTS_PARTITIONS: '4', AGENTS_KEYRING_FILE: keyring, AGENTS_SIGNING_KEY_ID: 'k1' };
+    await run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, 'approve', 'e2e', key, id, '--approver', 'ada'], { env, timeout: 60_000 });
+    const [first] = await outputs.waitForCount(1, 30_000);
+    outputs.close();
+    expect(JSON.parse(text.decode(first!.data))).toMatchObject({ key, intentId: id, decision: 'approved' });
+    expect(await records(ErrorReason.UnsignedElement, key)).toEqual([]);
   });
 });

@@ -11,13 +11,13 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { AgentsClient, AgentsHttpClient, ErasureFailed, HttpRefused, redrive } from '#client';
-import { loadAgentModules, loadConfig, type RuntimeConfig } from '#config';
+import { loadAgentModules, loadClusterKeys, loadConfig, type RuntimeConfig } from '#config';
 import { decodeActorDocument, decodeErrorRecord, StateDocumentCorrupt, type ActorDocument, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot, entityKeyHex, replaySnapshot, type ModelProvider } from '#core';
 import { decodeRecordedResponse, FakeLlm, type FakeLlmRule } from '#providers';
 import { createTopology, encodeKeyToken, keyFromText, topologyAddressing } from '#routing';
 import { connectNats, documentCheck, provision } from '#transport';
 import { copyLongTerm, NatsLongTermStore, restore, supersede } from '#longterm';
-import type { LongTermRecord } from '#core';
+import type { ClusterKeys, LongTermRecord } from '#core';
 import { keyDigest } from '#telemetry';
 import { runLoad } from './load-run.js';
 import { exportKeySnapshot } from './key-snapshot-export.js';
@@ -99,8 +99,8 @@ function reportRefusal(error: unknown): void {
 }
 
 /** The client over a connection with the deployment's credentials and TLS (the same as the services'). */
-async function client(c: RuntimeConfig): Promise<AgentsClient> {
-  return AgentsClient.fromConnection(await connectNats(c.nats, 'nats-agents-cli'), { prefix: c.prefix, partitions: c.partitions });
+async function client(c: RuntimeConfig, keys?: ClusterKeys): Promise<AgentsClient> {
+  return AgentsClient.fromConnection(await connectNats(c.nats, 'nats-agents-cli'), { prefix: c.prefix, partitions: c.partitions, ...(keys !== undefined ? { clusterKeys: keys } : {}) });
 }
 
 /**
@@ -283,7 +283,9 @@ function addDecisions(program: Command, config: ConfigOf, env: CliEnv): void {
           return;
         }
         const c = config();
-        const agents = await client(c);
+        // An operator holding the cluster keyring (signing.keyId + signing.keyringFile, e.g. npm
+        // start's deploy/local.yaml) seals the decision, which a verifying activator requires.
+        const agents = await client(c, loadClusterKeys(c.signing, { env, readFile: (path) => readFileSync(path, 'utf8') }));
         try {
           const ack = await agents.publishApproval(agent, key, {
             intentId,
