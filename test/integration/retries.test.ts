@@ -2,16 +2,20 @@
 // retryably a given number of times per activation; the key is held with backoff (floored by the
 // error's retry-after) while another key goes on, its own later event waits behind it, the holds
 // show on /metrics, and a key that keeps failing past the attempt bound gets an activation_error
-// record carrying the attempt count, after which it goes on.
+// record carrying the attempt count, after which it goes on. A held key's document shows the hold
+// (the element, its failed attempts, the next attempt's time) in `nats-agents state`.
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeErrorRecord } from '#core';
-import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { collect, REPO_ROOT, startCluster, type TestCluster } from '../harness/index.js';
 import { opsUrl, scrape, value } from '../observability/prometheus-text.js';
 
 const text = new TextDecoder();
+const run = promisify(execFile);
 
 describe('retries that keep order', () => {
   let cluster: TestCluster;
@@ -56,4 +60,28 @@ describe('retries that keep order', () => {
     expect(record.detail).toMatch(/^RetryableError: downstream busy \(attempt 3\) .* attempts=3$/);
     expect(text.decode((await outputs.waitForCount(1))[0]!.data)).toBe('after#0');
   });
+
+  it('shows the hold in the key\'s state: the element, its failed attempts and bound, and when it runs next', async () => {
+    const outputs = await collect(cluster.client.nc, 'agents.output.flaky.waiting');
+    const publishedAt = Date.now();
+    await cluster.client.publishEvent('flaky', 'waiting', { text: 'later', fail: 1, retryAfterMs: 30_000 });
+    const state = async (): Promise<{ hold: { inboxSeq: number; failedAttempts: number; maxAttempts: number; nextAttemptAtMs: number; delayMs: number; error: string } | null }> => {
+      const { stdout } = await run(process.execPath, [`${REPO_ROOT}/bin/nats-agents.mjs`, 'state', 'flaky', 'waiting'], {
+        env: { ...process.env, NATS_URL: cluster.server.url, AGENTS_PARTITIONS: '4' },
+        timeout: 60_000,
+      });
+      return JSON.parse(stdout) as Awaited<ReturnType<typeof state>>;
+    };
+    let shown = await state().catch(() => ({ hold: null }));
+    for (let tries = 0; shown.hold === null && tries < 20; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      shown = await state().catch(() => ({ hold: null }));
+    }
+    expect(shown.hold).toMatchObject({ failedAttempts: 1, maxAttempts: 3, error: 'RetryableError: downstream busy (attempt 1)' });
+    expect(shown.hold!.inboxSeq).toBeGreaterThan(0);
+    expect(shown.hold!.delayMs).toBeGreaterThanOrEqual(30_000);
+    expect(shown.hold!.nextAttemptAtMs).toBeGreaterThanOrEqual(publishedAt + 30_000);
+    // Still held: nothing was answered yet.
+    expect(outputs.messages).toHaveLength(0);
+  }, 120_000);
 });

@@ -89,6 +89,8 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       addressing: topologyAddressing(this.topology),
       timers: this.clock,
       monotonicMs: () => this.clock.monotonicMs(),
+      // Only for the next-attempt time a held key's document shows.
+      nowMs: () => this.clock.nowMs(),
       random: Math.random,
       activationTimeoutMs: this.config.activator.activationTimeoutMs,
       maxDocumentBytes: report.maxDocumentBytes,

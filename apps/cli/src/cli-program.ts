@@ -437,6 +437,8 @@ function addState(program: Command, config: ConfigOf): void {
               pending: doc.pending.map((i) => ({ intentId: i.intentId, tool: i.toolName, kind: i.kind, expiresAtMs: i.expiresAtMs })),
               outbox: doc.outbox.map((o) => ({ subject: o.subject, msgId: o.msgId, bytes: o.payload.length })),
               timers: doc.timers,
+              // Held in backoff after a retryable failure: the element, its failed attempts, when it runs next.
+              hold: doc.hold ?? null,
             },
             null,
             2,

@@ -129,6 +129,29 @@ export interface ActorDocument {
   readonly deferred: readonly DeferredEventDoc[];
   /** Tokens of committed activations by event time, for a per-key token budget (absent: none recorded). */
   readonly tokenSpend?: readonly TokenSpendDoc[];
+  /**
+   * Present while the key is held in backoff after a retryable failure of its current element:
+   * written by the owner when the hold starts, dropped by the next commit. For operators (the
+   * `state` command); never read by a decision, so a replay that rebuilds the document ends the
+   * same without it.
+   */
+  readonly hold?: RetryHoldDoc;
+}
+
+/** A key held in backoff before its next attempt (see {@link ActorDocument.hold}). */
+export interface RetryHoldDoc {
+  /** Inbox stream sequence of the element being retried. */
+  readonly inboxSeq: number;
+  /** Attempts of the element that failed so far. */
+  readonly failedAttempts: number;
+  /** After this many failed attempts an `activation_error` record ends the element. */
+  readonly maxAttempts: number;
+  /** Processing time (epoch ms, the activator's clock) of the next attempt. */
+  readonly nextAttemptAtMs: number;
+  /** The backoff before it, in ms. */
+  readonly delayMs: number;
+  /** The failure's class and message. */
+  readonly error: string;
 }
 
 /** The tokens one committed activation used, at its event time. */

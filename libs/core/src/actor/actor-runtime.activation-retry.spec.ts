@@ -4,6 +4,7 @@ import type { AgentDefinition } from '../agent/agent-definition.js';
 import { RetryableError, TerminalError } from '../errors/runtime-error.js';
 import { ProviderError } from '../model/provider-errors.js';
 import { ActorHarness } from '../testing/actor-runtime-harness.js';
+import { decodeActorDocument } from './state-codec.js';
 import { ScriptedModelProvider } from '../testing/scripted-model-provider.js';
 
 const utf8 = new TextEncoder();
@@ -41,6 +42,27 @@ describe('retries of retryable activation failures', () => {
       ['ActivationRetry', true],
     ]);
     expect(h.errors('flaky')).toEqual([]);
+  });
+
+  it('shows each hold in the key\'s stored document (element, failed attempts, bound, next attempt time) until the next commit drops it', async () => {
+    const agent = flaky((n) => (n < 3 ? new RetryableError('downstream busy', { retryAfterMs: 2_000 }) : undefined));
+    const h = new ActorHarness({ agents: [agent], maxActivationAttempts: 5, clockStartMs: 1_000_000 });
+    await h.send('flaky', 'k', 'a');
+    const stateKey = ActorHarness.stateKey('flaky', 'k');
+    const docs = h.store.writes.filter((w) => w.stateKey === stateKey).map((w) => decodeActorDocument(w.bytes));
+    const holds = docs.map((d) => d.hold);
+    // Two hold writes (the key had no document yet: an empty one carries the first), then the commit without a hold.
+    expect(holds).toHaveLength(3);
+    expect(holds[0]).toMatchObject({ inboxSeq: 1, failedAttempts: 1, maxAttempts: 5, error: 'RetryableError: downstream busy' });
+    expect(holds[1]).toMatchObject({ inboxSeq: 1, failedAttempts: 2, maxAttempts: 5 });
+    for (const hold of holds.slice(0, 2)) {
+      expect(hold!.delayMs).toBeGreaterThanOrEqual(2_000);
+      expect(hold!.nextAttemptAtMs).toBeGreaterThanOrEqual(1_000_000 + hold!.delayMs);
+    }
+    expect(docs[0]).toMatchObject({ seq: 0, lastAppliedSeq: 0 });
+    expect(docs[2]!.hold).toBeUndefined();
+    expect(docs[2]).toMatchObject({ seq: 1, lastAppliedSeq: 1 });
+    expect(h.outputs('flaky', 'k')).toEqual(['pong#0']);
   });
 
   it('records activation_error with the attempt count after the last attempt, and the key goes on in order', async () => {

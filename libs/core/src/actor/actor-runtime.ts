@@ -8,7 +8,7 @@ import { sleep } from '../time/sleep.js';
 import type { Timers } from '../time/clock.js';
 import { ErrorReason } from '../vocabulary/error-reason.js';
 import { ActorCache, type CachedActor } from './actor-cache.js';
-import { emptyActorDocument, type ActorDocument } from './actor-document.js';
+import { emptyActorDocument, type ActorDocument, type RetryHoldDoc } from './actor-document.js';
 import type { ActorRuntimeObserver } from './actor-runtime-observer.js';
 import type { Addressing } from './addressing.js';
 import { applyElement } from './apply-element.js';
@@ -69,6 +69,11 @@ export interface ActorRuntimeDeps {
    * runtime, which only bounds what this process spends.
    */
   readonly agentLedger?: AgentTokenLedger;
+  /**
+   * Wall-clock epoch ms (processing time), for the next-attempt time a held key's document shows
+   * ({@link ActorDocument.hold}); never a decision input. Absent: holds are not written to state.
+   */
+  readonly nowMs?: () => number;
   /** Keeps the partition's timer index in step with commits; absent = no durable timers. */
   readonly timerIndex?: TimerIndex;
   /** The long-term tier; staged saves are flushed to it before each commit. */
@@ -189,7 +194,7 @@ export class ActorRuntime {
         attempt = -1;
       } catch (thrown) {
         if (thrown instanceof ActivationRetry) progress.failedAttempts = thrown.attempt;
-        await this.backOff(thrown, attempt, scope);
+        await this.backOff(thrown, attempt, scope, element);
       }
     }
   }
@@ -292,7 +297,8 @@ export class ActorRuntime {
     owner: TimerOwner,
     progress: ElementProgress,
   ): Promise<StepResult> {
-    let { next, bytes, report } = this.fitToLimit(before, result.next, result.report, element, scope);
+    // A hold ends with the key's next commit (the document it was read from carried it forward).
+    let { next, bytes, report } = this.fitToLimit(before, withoutHold(result.next), result.report, element, scope);
     // Long-term saves flush before the commit (seq-guarded, so a retry converges on the same
     // rows); a flush failure fails the activation closed.
     if (result.upserts !== undefined && result.upserts.length > 0 && this.deps.longterm !== undefined) {
@@ -320,15 +326,46 @@ export class ActorRuntime {
   }
 
   /** Waits before the next turn after an infrastructure failure (a conflict's first retry is immediate). */
-  private async backOff(thrown: unknown, attempt: number, scope: ElementScope): Promise<void> {
+  private async backOff(thrown: unknown, attempt: number, scope: ElementScope, element: InboxElement): Promise<void> {
     const error = ensureError(thrown);
     if (error instanceof CommitConflict) this.deps.observer?.conflict?.(scope.stateKey);
-    // The write may have landed (ambiguous) or the cache may be stale: re-read next time.
-    this.cache.evict(scope.stateKey);
     const floor = error instanceof RetryableError ? (error.retryAfterMs ?? 0) : 0;
     const delayMs = error instanceof CommitConflict && attempt === 0 ? 0 : backoffDelay(this.deps.backoff, attempt, this.deps.random, floor);
+    if (error instanceof ActivationRetry) await this.recordHold(scope, element, error, delayMs);
+    // The write may have landed (ambiguous) or the cache may be stale: re-read next time.
+    this.cache.evict(scope.stateKey);
     this.deps.observer?.retrying?.(scope.stateKey, error, attempt, delayMs);
     await sleep(this.deps.timers, delayMs, scope.signal);
+  }
+
+  /**
+   * Writes the hold into the key's document (`hold`: the element, its failed attempts, the next
+   * attempt's time), so `nats-agents state` shows why and until when the key waits. Best effort and
+   * fenced like a commit: only over a document this writer may write (its epoch or older), with the
+   * revision read, never touching the attempt memo (the retry must still find its paid answers).
+   * A failure to write is ignored: the hold is a view, the retry goes on regardless. The next commit
+   * of the key drops it. A key with no document yet gets an empty one carrying the hold.
+   */
+  private async recordHold(scope: ElementScope, element: InboxElement, retry: ActivationRetry, delayMs: number): Promise<void> {
+    const nowMs = this.deps.nowMs;
+    if (nowMs === undefined) return;
+    try {
+      const stored = await this.deps.store.load(scope.stateKey);
+      if (stored !== undefined && stored.doc.ownerEpoch > scope.ownerEpoch) return;
+      const base = stored?.doc ?? emptyActorDocument(scope.agent, element.entityKey);
+      if (base.lastAppliedSeq >= element.inboxSeq) return;
+      const hold: RetryHoldDoc = {
+        inboxSeq: element.inboxSeq,
+        failedAttempts: retry.attempt,
+        maxAttempts: this.deps.maxActivationAttempts ?? 1,
+        nextAttemptAtMs: nowMs() + delayMs,
+        delayMs,
+        error: `${retry.cause.name}: ${retry.cause.message}`.slice(0, 512),
+      };
+      await this.deps.store.commit(scope.stateKey, encodeActorDocument({ ...base, ownerEpoch: scope.ownerEpoch, hold }), stored?.revision);
+    } catch {
+      // A view only: the retry does not depend on it.
+    }
   }
 
   /** The pure step's ports for one turn of `scope`'s key. */
@@ -511,4 +548,11 @@ export class ActorRuntime {
       report: { status: 'failed', seq: report.seq, reason: ErrorReason.ActivationError, ...(report.tally ? { tally: report.tally } : {}), outputs: 0 },
     };
   }
+}
+
+/** `doc` without its retry hold (the same object when it has none). */
+function withoutHold(doc: ActorDocument): ActorDocument {
+  if (doc.hold === undefined) return doc;
+  const { hold: _hold, ...rest } = doc;
+  return rest;
 }

@@ -75,6 +75,7 @@ export function encodeActorDocument(doc: ActorDocument): Uint8Array {
         headers: d.headers.map(encodeHeader),
       })),
       tokenSpend: (doc.tokenSpend ?? []).map((t) => ({ atMs: t.atMs, tokens: t.tokens })),
+      hold: doc.hold === undefined ? null : { ...doc.hold },
     },
     writer,
   );
@@ -168,6 +169,18 @@ export function decodeActorDocument(bytes: Uint8Array): ActorDocument {
       headers: (d.headers ?? []).map(decodeHeader),
     })),
     ...(m.tokenSpend.length > 0 ? { tokenSpend: m.tokenSpend.map((t) => ({ atMs: t.atMs ?? 0, tokens: t.tokens ?? 0 })) } : {}),
+    ...(m.hold
+      ? {
+          hold: {
+            inboxSeq: m.hold.inboxSeq ?? 0,
+            failedAttempts: m.hold.failedAttempts ?? 0,
+            maxAttempts: m.hold.maxAttempts ?? 0,
+            nextAttemptAtMs: m.hold.nextAttemptAtMs ?? 0,
+            delayMs: m.hold.delayMs ?? 0,
+            error: m.hold.error ?? '',
+          },
+        }
+      : {}),
   };
   return migrateToCurrent(doc);
 }

@@ -78,6 +78,7 @@ export class ActorHarness {
       addressing: testAddressing,
       timers: this.timers,
       monotonicMs: this.timers.monotonicMs,
+      nowMs: this.timers.monotonicMs,
       random: () => 0.5,
       activationTimeoutMs: options.activationTimeoutMs ?? 30_000,
       maxDocumentBytes: options.maxDocumentBytes ?? 1_000_000,

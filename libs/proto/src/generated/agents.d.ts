@@ -2269,6 +2269,9 @@ export namespace nats_agents {
             /** ActorState tokenSpend. */
             tokenSpend: nats_agents.v1.TokenSpend.$Properties[];
 
+            /** ActorState hold. */
+            hold?: (nats_agents.v1.RetryHold.$Properties|null);
+
             /**
              * Creates a new ActorState instance using the specified properties.
              * @param [properties] Properties to set
@@ -2395,6 +2398,9 @@ export namespace nats_agents {
                 /** ActorState tokenSpend */
                 tokenSpend?: (nats_agents.v1.TokenSpend.$Properties[]|null);
 
+                /** ActorState hold */
+                hold?: (nats_agents.v1.RetryHold.$Properties|null);
+
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];
             }
@@ -2415,8 +2421,156 @@ export namespace nats_agents {
               timers?: nats_agents.v1.Timer.$Shape[]|null;
               deferred?: nats_agents.v1.DeferredEvent.$Shape[]|null;
               tokenSpend?: nats_agents.v1.TokenSpend.$Shape[]|null;
+              hold?: nats_agents.v1.RetryHold.$Shape|null;
               $unknowns?: Uint8Array[];
             };
+        }
+
+        /**
+         * Properties of a RetryHold.
+         * @deprecated Use nats_agents.v1.RetryHold.$Properties instead.
+         */
+        interface IRetryHold extends nats_agents.v1.RetryHold.$Properties {
+        }
+
+        /** Represents a RetryHold. */
+        class RetryHold {
+
+            /**
+             * Constructs a new RetryHold.
+             * @param [properties] Properties to set
+             */
+            constructor(properties?: nats_agents.v1.RetryHold.$Properties);
+
+            /** Unknown fields preserved while decoding when enabled */
+            $unknowns?: Uint8Array[];
+
+            /** RetryHold inboxSeq. */
+            inboxSeq: number;
+
+            /** RetryHold failedAttempts. */
+            failedAttempts: number;
+
+            /** RetryHold maxAttempts. */
+            maxAttempts: number;
+
+            /** RetryHold nextAttemptAtMs. */
+            nextAttemptAtMs: number;
+
+            /** RetryHold delayMs. */
+            delayMs: number;
+
+            /** RetryHold error. */
+            error: string;
+
+            /**
+             * Creates a new RetryHold instance using the specified properties.
+             * @param [properties] Properties to set
+             * @returns RetryHold instance
+             */
+            static create(properties: nats_agents.v1.RetryHold.$Shape): nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape;
+            static create(properties?: nats_agents.v1.RetryHold.$Properties): nats_agents.v1.RetryHold;
+
+            /**
+             * Encodes the specified RetryHold message. Does not implicitly {@link nats_agents.v1.RetryHold.verify|verify} messages.
+             * @param message RetryHold message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encode(message: nats_agents.v1.RetryHold.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Encodes the specified RetryHold message, length delimited. Does not implicitly {@link nats_agents.v1.RetryHold.verify|verify} messages.
+             * @param message RetryHold message or plain object to encode
+             * @param [writer] Writer to encode to
+             * @returns Writer
+             */
+            static encodeDelimited(message: nats_agents.v1.RetryHold.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+            /**
+             * Decodes a RetryHold message from the specified reader or buffer.
+             * @param reader Reader or buffer to decode from
+             * @param [length] Message length if known beforehand
+             * @returns {nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape} RetryHold
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape;
+
+            /**
+             * Decodes a RetryHold message from the specified reader or buffer, length delimited.
+             * @param reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape} RetryHold
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape;
+
+            /**
+             * Verifies a RetryHold message.
+             * @param message Plain object to verify
+             * @returns `null` if valid, otherwise the reason why it is not
+             */
+            static verify(message: { [k: string]: any }): (string|null);
+
+            /**
+             * Creates a RetryHold message from a plain object. Also converts values to their respective internal types.
+             * @param object Plain object
+             * @returns RetryHold
+             */
+            static fromObject(object: { [k: string]: any }): nats_agents.v1.RetryHold;
+
+            /**
+             * Creates a plain object from a RetryHold message. Also converts values to other types if specified.
+             * @param message RetryHold
+             * @param [options] Conversion options
+             * @returns Plain object
+             */
+            static toObject(message: nats_agents.v1.RetryHold, options?: $protobuf.IConversionOptions): { [k: string]: any };
+
+            /**
+             * Converts this RetryHold to JSON.
+             * @returns JSON object
+             */
+            toJSON(): { [k: string]: any };
+
+            /**
+             * Gets the type url for RetryHold
+             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns The type url
+             */
+            static getTypeUrl(prefix?: string): string;
+        }
+
+        namespace RetryHold {
+
+            /** Properties of a RetryHold. */
+            interface $Properties {
+
+                /** RetryHold inboxSeq */
+                inboxSeq?: (number|null);
+
+                /** RetryHold failedAttempts */
+                failedAttempts?: (number|null);
+
+                /** RetryHold maxAttempts */
+                maxAttempts?: (number|null);
+
+                /** RetryHold nextAttemptAtMs */
+                nextAttemptAtMs?: (number|null);
+
+                /** RetryHold delayMs */
+                delayMs?: (number|null);
+
+                /** RetryHold error */
+                error?: (string|null);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+            }
+
+            /** Shape of a RetryHold. */
+            type $Shape = nats_agents.v1.RetryHold.$Properties;
         }
 
         /**

@@ -6692,6 +6692,7 @@ export const nats_agents = $root.nats_agents = (() => {
              * @property {Array.<nats_agents.v1.Timer.$Properties>|null} [timers] ActorState timers
              * @property {Array.<nats_agents.v1.DeferredEvent.$Properties>|null} [deferred] ActorState deferred
              * @property {Array.<nats_agents.v1.TokenSpend.$Properties>|null} [tokenSpend] ActorState tokenSpend
+             * @property {nats_agents.v1.RetryHold.$Properties|null} [hold] ActorState hold
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -6720,6 +6721,7 @@ export const nats_agents = $root.nats_agents = (() => {
              *   timers?: Array.<nats_agents.v1.Timer.$Shape>|null;
              *   deferred?: Array.<nats_agents.v1.DeferredEvent.$Shape>|null;
              *   tokenSpend?: Array.<nats_agents.v1.TokenSpend.$Shape>|null;
+             *   hold?: nats_agents.v1.RetryHold.$Shape|null;
              *   $unknowns?: Array.<Uint8Array>;
              * }} nats_agents.v1.ActorState.$Shape
              */
@@ -6857,6 +6859,14 @@ export const nats_agents = $root.nats_agents = (() => {
             ActorState.prototype.tokenSpend = $util.emptyArray;
 
             /**
+             * ActorState hold.
+             * @member {nats_agents.v1.RetryHold.$Properties|null|undefined} hold
+             * @memberof nats_agents.v1.ActorState
+             * @instance
+             */
+            ActorState.prototype.hold = null;
+
+            /**
              * Creates a new ActorState instance using the specified properties.
              * @function create
              * @memberof nats_agents.v1.ActorState
@@ -6921,6 +6931,8 @@ export const nats_agents = $root.nats_agents = (() => {
                 if (message.tokenSpend != null && message.tokenSpend.length)
                     for (let i = 0; i < message.tokenSpend.length; ++i)
                         $root.nats_agents.v1.TokenSpend.encode(message.tokenSpend[i], writer.uint32(/* id 14, wireType 2 =*/114).fork(), _depth + 1).ldelim();
+                if (message.hold != null && $Object.hasOwnProperty.call(message, "hold"))
+                    $root.nats_agents.v1.RetryHold.encode(message.hold, writer.uint32(/* id 15, wireType 2 =*/122).fork(), _depth + 1).ldelim();
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -7090,6 +7102,12 @@ export const nats_agents = $root.nats_agents = (() => {
                             message.tokenSpend.push($root.nats_agents.v1.TokenSpend.decode(reader, reader.size(), $undefined, _depth + 1));
                             continue;
                         }
+                    case 15: {
+                            if (wireType !== 2)
+                                break;
+                            message.hold = $root.nats_agents.v1.RetryHold.decode(reader, reader.size(), $undefined, _depth + 1, message.hold);
+                            continue;
+                        }
                     }
                     reader.skipType(wireType, _depth, tag);
                     if (!reader.discardUnknown) {
@@ -7215,6 +7233,11 @@ export const nats_agents = $root.nats_agents = (() => {
                         if (error)
                             return "tokenSpend." + error;
                     }
+                }
+                if (message.hold != null && $Object.hasOwnProperty.call(message, "hold")) {
+                    let error = $root.nats_agents.v1.RetryHold.verify(message.hold, _depth + 1);
+                    if (error)
+                        return "hold." + error;
                 }
                 return null;
             };
@@ -7344,6 +7367,11 @@ export const nats_agents = $root.nats_agents = (() => {
                         message.tokenSpend[i] = $root.nats_agents.v1.TokenSpend.fromObject(object.tokenSpend[i], _depth + 1);
                     }
                 }
+                if (object.hold != null) {
+                    if (!$util.isObject(object.hold))
+                        throw $TypeError(".nats_agents.v1.ActorState.hold: object expected");
+                    message.hold = $root.nats_agents.v1.RetryHold.fromObject(object.hold, _depth + 1);
+                }
                 return message;
             };
 
@@ -7399,6 +7427,7 @@ export const nats_agents = $root.nats_agents = (() => {
                     object.memory = null;
                     object.llmCache = null;
                     object.continuation = null;
+                    object.hold = null;
                 }
                 if (message.stateSchemaVersion != null && $Object.hasOwnProperty.call(message, "stateSchemaVersion"))
                     object.stateSchemaVersion = message.stateSchemaVersion;
@@ -7458,6 +7487,8 @@ export const nats_agents = $root.nats_agents = (() => {
                     for (let j = 0; j < message.tokenSpend.length; ++j)
                         object.tokenSpend[j] = $root.nats_agents.v1.TokenSpend.toObject(message.tokenSpend[j], options, _depth + 1);
                 }
+                if (message.hold != null && $Object.hasOwnProperty.call(message, "hold"))
+                    object.hold = $root.nats_agents.v1.RetryHold.toObject(message.hold, options, _depth + 1);
                 return object;
             };
 
@@ -7487,6 +7518,475 @@ export const nats_agents = $root.nats_agents = (() => {
             };
 
             return ActorState;
+        })();
+
+        v1.RetryHold = (function() {
+
+            /**
+             * Properties of a RetryHold.
+             * @typedef {Object} nats_agents.v1.RetryHold.$Properties
+             * @property {number|null} [inboxSeq] RetryHold inboxSeq
+             * @property {number|null} [failedAttempts] RetryHold failedAttempts
+             * @property {number|null} [maxAttempts] RetryHold maxAttempts
+             * @property {number|null} [nextAttemptAtMs] RetryHold nextAttemptAtMs
+             * @property {number|null} [delayMs] RetryHold delayMs
+             * @property {string|null} [error] RetryHold error
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+
+            /**
+             * Properties of a RetryHold.
+             * @memberof nats_agents.v1
+             * @interface IRetryHold
+             * @augments nats_agents.v1.RetryHold.$Properties
+             * @deprecated Use nats_agents.v1.RetryHold.$Properties instead.
+             */
+
+            /**
+             * Shape of a RetryHold.
+             * @typedef {nats_agents.v1.RetryHold.$Properties} nats_agents.v1.RetryHold.$Shape
+             */
+
+            /**
+             * Constructs a new RetryHold.
+             * @memberof nats_agents.v1
+             * @classdesc Represents a RetryHold.
+             * @constructor
+             * @param {nats_agents.v1.RetryHold.$Properties=} [properties] Properties to set
+             * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+             */
+            const RetryHold = function (properties) {
+                if (properties)
+                    for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                        if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                            this[keys[i]] = properties[keys[i]];
+            };
+
+            /**
+             * RetryHold inboxSeq.
+             * @member {number} inboxSeq
+             * @memberof nats_agents.v1.RetryHold
+             * @instance
+             */
+            RetryHold.prototype.inboxSeq = $util.Long ? $util.Long.fromBits(0,0,true) : 0;
+
+            /**
+             * RetryHold failedAttempts.
+             * @member {number} failedAttempts
+             * @memberof nats_agents.v1.RetryHold
+             * @instance
+             */
+            RetryHold.prototype.failedAttempts = 0;
+
+            /**
+             * RetryHold maxAttempts.
+             * @member {number} maxAttempts
+             * @memberof nats_agents.v1.RetryHold
+             * @instance
+             */
+            RetryHold.prototype.maxAttempts = 0;
+
+            /**
+             * RetryHold nextAttemptAtMs.
+             * @member {number} nextAttemptAtMs
+             * @memberof nats_agents.v1.RetryHold
+             * @instance
+             */
+            RetryHold.prototype.nextAttemptAtMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * RetryHold delayMs.
+             * @member {number} delayMs
+             * @memberof nats_agents.v1.RetryHold
+             * @instance
+             */
+            RetryHold.prototype.delayMs = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+
+            /**
+             * RetryHold error.
+             * @member {string} error
+             * @memberof nats_agents.v1.RetryHold
+             * @instance
+             */
+            RetryHold.prototype.error = "";
+
+            /**
+             * Creates a new RetryHold instance using the specified properties.
+             * @function create
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {nats_agents.v1.RetryHold.$Properties=} [properties] Properties to set
+             * @returns {nats_agents.v1.RetryHold} RetryHold instance
+             * @type {{
+             *   (properties: nats_agents.v1.RetryHold.$Shape): nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape;
+             *   (properties?: nats_agents.v1.RetryHold.$Properties): nats_agents.v1.RetryHold;
+             * }}
+             */
+            RetryHold.create = function(properties) {
+                return new RetryHold(properties);
+            };
+
+            /**
+             * Encodes the specified RetryHold message. Does not implicitly {@link nats_agents.v1.RetryHold.verify|verify} messages.
+             * @function encode
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {nats_agents.v1.RetryHold.$Properties} message RetryHold message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            RetryHold.encode = function (message, writer, _depth) {
+                if (!writer)
+                    writer = $Writer.create();
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                if (message.inboxSeq != null && $Object.hasOwnProperty.call(message, "inboxSeq") && (typeof message.inboxSeq === "object" ? message.inboxSeq.low || message.inboxSeq.high : message.inboxSeq !== 0))
+                    writer.uint32(/* id 1, wireType 0 =*/8).uint64(message.inboxSeq);
+                if (message.failedAttempts != null && $Object.hasOwnProperty.call(message, "failedAttempts") && message.failedAttempts !== 0)
+                    writer.uint32(/* id 2, wireType 0 =*/16).uint32(message.failedAttempts);
+                if (message.maxAttempts != null && $Object.hasOwnProperty.call(message, "maxAttempts") && message.maxAttempts !== 0)
+                    writer.uint32(/* id 3, wireType 0 =*/24).uint32(message.maxAttempts);
+                if (message.nextAttemptAtMs != null && $Object.hasOwnProperty.call(message, "nextAttemptAtMs") && (typeof message.nextAttemptAtMs === "object" ? message.nextAttemptAtMs.low || message.nextAttemptAtMs.high : message.nextAttemptAtMs !== 0))
+                    writer.uint32(/* id 4, wireType 0 =*/32).int64(message.nextAttemptAtMs);
+                if (message.delayMs != null && $Object.hasOwnProperty.call(message, "delayMs") && (typeof message.delayMs === "object" ? message.delayMs.low || message.delayMs.high : message.delayMs !== 0))
+                    writer.uint32(/* id 5, wireType 0 =*/40).int64(message.delayMs);
+                if (message.error != null && $Object.hasOwnProperty.call(message, "error") && message.error !== "")
+                    writer.uint32(/* id 6, wireType 2 =*/50).string(message.error);
+                if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                    for (let i = 0; i < message.$unknowns.length; ++i)
+                        writer.raw(message.$unknowns[i]);
+                return writer;
+            };
+
+            /**
+             * Encodes the specified RetryHold message, length delimited. Does not implicitly {@link nats_agents.v1.RetryHold.verify|verify} messages.
+             * @function encodeDelimited
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {nats_agents.v1.RetryHold.$Properties} message RetryHold message or plain object to encode
+             * @param {$protobuf.Writer} [writer] Writer to encode to
+             * @returns {$protobuf.Writer} Writer
+             */
+            RetryHold.encodeDelimited = function(message, writer) {
+                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
+            };
+
+            /**
+             * Decodes a RetryHold message from the specified reader or buffer.
+             * @function decode
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @param {number} [length] Message length if known beforehand
+             * @returns {nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape} RetryHold
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            RetryHold.decode = function (reader, length, _end, _depth, _target) {
+                if (!(reader instanceof $Reader))
+                    reader = $Reader.create(reader);
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $Reader.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let end, message, value;
+                if (length === $undefined)
+                    end = reader.len;
+                else {
+                    end = reader.pos + length;
+                    if (end > reader.len)
+                        throw $RangeError("index out of range");
+                    length = reader.len;
+                    reader.len = end;
+                }
+                message = _target || new $root.nats_agents.v1.RetryHold();
+                while (reader.pos < end) {
+                    let start = reader.pos;
+                    let tag = reader.tag();
+                    if (tag === _end) {
+                        _end = $undefined;
+                        break;
+                    }
+                    let wireType = tag & 7;
+                    switch (tag >>>= 3) {
+                    case 1: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.uint64()) === "object" ? value.low || value.high : value !== 0)
+                                message.inboxSeq = value;
+                            else
+                                delete message.inboxSeq;
+                            continue;
+                        }
+                    case 2: {
+                            if (wireType !== 0)
+                                break;
+                            if (value = reader.uint32())
+                                message.failedAttempts = value;
+                            else
+                                delete message.failedAttempts;
+                            continue;
+                        }
+                    case 3: {
+                            if (wireType !== 0)
+                                break;
+                            if (value = reader.uint32())
+                                message.maxAttempts = value;
+                            else
+                                delete message.maxAttempts;
+                            continue;
+                        }
+                    case 4: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.nextAttemptAtMs = value;
+                            else
+                                delete message.nextAttemptAtMs;
+                            continue;
+                        }
+                    case 5: {
+                            if (wireType !== 0)
+                                break;
+                            if (typeof (value = reader.int64()) === "object" ? value.low || value.high : value !== 0)
+                                message.delayMs = value;
+                            else
+                                delete message.delayMs;
+                            continue;
+                        }
+                    case 6: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.error = value;
+                            else
+                                delete message.error;
+                            continue;
+                        }
+                    }
+                    reader.skipType(wireType, _depth, tag);
+                    if (!reader.discardUnknown) {
+                        $util.makeProp(message, "$unknowns", false);
+                        (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                    }
+                }
+                if (length !== $undefined) {
+                    if (reader.pos !== end)
+                        throw $RangeError("index out of range");
+                    reader.len = length;
+                }
+                if (_end !== $undefined)
+                    throw $Error("missing end group");
+                return message;
+            };
+
+            /**
+             * Decodes a RetryHold message from the specified reader or buffer, length delimited.
+             * @function decodeDelimited
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+             * @returns {nats_agents.v1.RetryHold & nats_agents.v1.RetryHold.$Shape} RetryHold
+             * @throws {Error} If the payload is not a reader or valid buffer
+             * @throws {$protobuf.util.ProtocolError} If required fields are missing
+             */
+            RetryHold.decodeDelimited = function(reader) {
+                if (!(reader instanceof $Reader))
+                    reader = new $Reader(reader);
+                return this.decode(reader, reader.size());
+            };
+
+            /**
+             * Verifies a RetryHold message.
+             * @function verify
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {Object.<string,*>} message Plain object to verify
+             * @returns {string|null} `null` if valid, otherwise the reason why it is not
+             */
+            RetryHold.verify = function (message, _depth) {
+                if (typeof message !== "object" || message === null)
+                    return "object expected";
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    return "max depth exceeded";
+                if (message.inboxSeq != null && $Object.hasOwnProperty.call(message, "inboxSeq"))
+                    if (!$util.isInteger(message.inboxSeq) && !(message.inboxSeq && $util.isInteger(message.inboxSeq.low) && $util.isInteger(message.inboxSeq.high)))
+                        return "inboxSeq: integer|Long expected";
+                if (message.failedAttempts != null && $Object.hasOwnProperty.call(message, "failedAttempts"))
+                    if (!$util.isInteger(message.failedAttempts))
+                        return "failedAttempts: integer expected";
+                if (message.maxAttempts != null && $Object.hasOwnProperty.call(message, "maxAttempts"))
+                    if (!$util.isInteger(message.maxAttempts))
+                        return "maxAttempts: integer expected";
+                if (message.nextAttemptAtMs != null && $Object.hasOwnProperty.call(message, "nextAttemptAtMs"))
+                    if (!$util.isInteger(message.nextAttemptAtMs) && !(message.nextAttemptAtMs && $util.isInteger(message.nextAttemptAtMs.low) && $util.isInteger(message.nextAttemptAtMs.high)))
+                        return "nextAttemptAtMs: integer|Long expected";
+                if (message.delayMs != null && $Object.hasOwnProperty.call(message, "delayMs"))
+                    if (!$util.isInteger(message.delayMs) && !(message.delayMs && $util.isInteger(message.delayMs.low) && $util.isInteger(message.delayMs.high)))
+                        return "delayMs: integer|Long expected";
+                if (message.error != null && $Object.hasOwnProperty.call(message, "error"))
+                    if (!$util.isString(message.error))
+                        return "error: string expected";
+                return null;
+            };
+
+            /**
+             * Creates a RetryHold message from a plain object. Also converts values to their respective internal types.
+             * @function fromObject
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {Object.<string,*>} object Plain object
+             * @returns {nats_agents.v1.RetryHold} RetryHold
+             */
+            RetryHold.fromObject = function (object, _depth) {
+                if (object instanceof $root.nats_agents.v1.RetryHold)
+                    return object;
+                if (!$util.isObject(object))
+                    throw $TypeError(".nats_agents.v1.RetryHold: object expected");
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let message = new $root.nats_agents.v1.RetryHold();
+                if (object.inboxSeq != null)
+                    if (typeof object.inboxSeq === "object" ? object.inboxSeq.low || object.inboxSeq.high : $Number(object.inboxSeq) !== 0)
+                        if ($util.Long)
+                            message.inboxSeq = $util.Long.fromValue(object.inboxSeq, true);
+                        else if (typeof object.inboxSeq === "string")
+                            message.inboxSeq = $parseInt(object.inboxSeq, 10);
+                        else if (typeof object.inboxSeq === "number")
+                            message.inboxSeq = object.inboxSeq;
+                        else if (typeof object.inboxSeq === "object")
+                            message.inboxSeq = new $util.LongBits(object.inboxSeq.low >>> 0, object.inboxSeq.high >>> 0).toNumber(true);
+                if (object.failedAttempts != null)
+                    if ($Number(object.failedAttempts) !== 0)
+                        message.failedAttempts = object.failedAttempts >>> 0;
+                if (object.maxAttempts != null)
+                    if ($Number(object.maxAttempts) !== 0)
+                        message.maxAttempts = object.maxAttempts >>> 0;
+                if (object.nextAttemptAtMs != null)
+                    if (typeof object.nextAttemptAtMs === "object" ? object.nextAttemptAtMs.low || object.nextAttemptAtMs.high : $Number(object.nextAttemptAtMs) !== 0)
+                        if ($util.Long)
+                            message.nextAttemptAtMs = $util.Long.fromValue(object.nextAttemptAtMs, false);
+                        else if (typeof object.nextAttemptAtMs === "string")
+                            message.nextAttemptAtMs = $parseInt(object.nextAttemptAtMs, 10);
+                        else if (typeof object.nextAttemptAtMs === "number")
+                            message.nextAttemptAtMs = object.nextAttemptAtMs;
+                        else if (typeof object.nextAttemptAtMs === "object")
+                            message.nextAttemptAtMs = new $util.LongBits(object.nextAttemptAtMs.low >>> 0, object.nextAttemptAtMs.high >>> 0).toNumber();
+                if (object.delayMs != null)
+                    if (typeof object.delayMs === "object" ? object.delayMs.low || object.delayMs.high : $Number(object.delayMs) !== 0)
+                        if ($util.Long)
+                            message.delayMs = $util.Long.fromValue(object.delayMs, false);
+                        else if (typeof object.delayMs === "string")
+                            message.delayMs = $parseInt(object.delayMs, 10);
+                        else if (typeof object.delayMs === "number")
+                            message.delayMs = object.delayMs;
+                        else if (typeof object.delayMs === "object")
+                            message.delayMs = new $util.LongBits(object.delayMs.low >>> 0, object.delayMs.high >>> 0).toNumber();
+                if (object.error != null)
+                    if (typeof object.error !== "string" || object.error.length)
+                        message.error = $String(object.error);
+                return message;
+            };
+
+            /**
+             * Creates a plain object from a RetryHold message. Also converts values to other types if specified.
+             * @function toObject
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {nats_agents.v1.RetryHold} message RetryHold
+             * @param {$protobuf.IConversionOptions} [options] Conversion options
+             * @returns {Object.<string,*>} Plain object
+             */
+            RetryHold.toObject = function (message, options, _depth) {
+                if (!options)
+                    options = {};
+                if (_depth === $undefined)
+                    _depth = 0;
+                if (_depth > $util.recursionLimit)
+                    throw $Error("max depth exceeded");
+                let object = {};
+                if (options.defaults) {
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, true);
+                        object.inboxSeq = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.inboxSeq = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    object.failedAttempts = 0;
+                    object.maxAttempts = 0;
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.nextAttemptAtMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.nextAttemptAtMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    if ($util.Long) {
+                        let long = new $util.Long(0, 0, false);
+                        object.delayMs = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
+                    } else
+                        object.delayMs = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
+                    object.error = "";
+                }
+                if (message.inboxSeq != null && $Object.hasOwnProperty.call(message, "inboxSeq"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.inboxSeq = typeof message.inboxSeq === "number" ? $BigInt(message.inboxSeq) : $util.Long.fromBits(message.inboxSeq.low >>> 0, message.inboxSeq.high >>> 0, true).toBigInt();
+                    else if (typeof message.inboxSeq === "number")
+                        object.inboxSeq = options.longs === $String ? $String(message.inboxSeq) : message.inboxSeq;
+                    else
+                        object.inboxSeq = options.longs === $String ? $util.Long.prototype.toString.call(message.inboxSeq) : options.longs === $Number ? new $util.LongBits(message.inboxSeq.low >>> 0, message.inboxSeq.high >>> 0).toNumber(true) : message.inboxSeq;
+                if (message.failedAttempts != null && $Object.hasOwnProperty.call(message, "failedAttempts"))
+                    object.failedAttempts = message.failedAttempts;
+                if (message.maxAttempts != null && $Object.hasOwnProperty.call(message, "maxAttempts"))
+                    object.maxAttempts = message.maxAttempts;
+                if (message.nextAttemptAtMs != null && $Object.hasOwnProperty.call(message, "nextAttemptAtMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.nextAttemptAtMs = typeof message.nextAttemptAtMs === "number" ? $BigInt(message.nextAttemptAtMs) : $util.Long.fromBits(message.nextAttemptAtMs.low >>> 0, message.nextAttemptAtMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.nextAttemptAtMs === "number")
+                        object.nextAttemptAtMs = options.longs === $String ? $String(message.nextAttemptAtMs) : message.nextAttemptAtMs;
+                    else
+                        object.nextAttemptAtMs = options.longs === $String ? $util.Long.prototype.toString.call(message.nextAttemptAtMs) : options.longs === $Number ? new $util.LongBits(message.nextAttemptAtMs.low >>> 0, message.nextAttemptAtMs.high >>> 0).toNumber() : message.nextAttemptAtMs;
+                if (message.delayMs != null && $Object.hasOwnProperty.call(message, "delayMs"))
+                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
+                        object.delayMs = typeof message.delayMs === "number" ? $BigInt(message.delayMs) : $util.Long.fromBits(message.delayMs.low >>> 0, message.delayMs.high >>> 0, false).toBigInt();
+                    else if (typeof message.delayMs === "number")
+                        object.delayMs = options.longs === $String ? $String(message.delayMs) : message.delayMs;
+                    else
+                        object.delayMs = options.longs === $String ? $util.Long.prototype.toString.call(message.delayMs) : options.longs === $Number ? new $util.LongBits(message.delayMs.low >>> 0, message.delayMs.high >>> 0).toNumber() : message.delayMs;
+                if (message.error != null && $Object.hasOwnProperty.call(message, "error"))
+                    object.error = message.error;
+                return object;
+            };
+
+            /**
+             * Converts this RetryHold to JSON.
+             * @function toJSON
+             * @memberof nats_agents.v1.RetryHold
+             * @instance
+             * @returns {Object.<string,*>} JSON object
+             */
+            RetryHold.prototype.toJSON = function() {
+                return RetryHold.toObject(this, $protobuf.util.toJSONOptions);
+            };
+
+            /**
+             * Gets the type url for RetryHold
+             * @function getTypeUrl
+             * @memberof nats_agents.v1.RetryHold
+             * @static
+             * @param {string} [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
+             * @returns {string} The type url
+             */
+            RetryHold.getTypeUrl = function(prefix) {
+                if (prefix === $undefined)
+                    prefix = "type.googleapis.com";
+                return prefix + "/nats_agents.v1.RetryHold";
+            };
+
+            return RetryHold;
         })();
 
         v1.TokenSpend = (function() {
