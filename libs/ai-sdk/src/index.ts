@@ -6,6 +6,8 @@
  * side-effecting tools into intents and runs `generateText` with tools and a step limit across
  * suspensions; {@link aiSdkProvider} is the deployment side, serving those calls with any AI SDK
  * model. The runtime does not depend on this package.
+ *
+ * @module ai-sdk
  */
 export { agentModel } from './agent-model.js';
 export { aiSdkSession } from './agent-session.js';

@@ -7,6 +7,8 @@
  * provider protection); {@link sideEffectTool} makes a tool an intent the effector runs once; any
  * other `interrupt()` is a human approval request. {@link langGraphAgent} ties them into an agent.
  * The runtime does not depend on this package.
+ *
+ * @module langgraph
  */
 export { langGraphAgent } from './langgraph-agent.js';
 export type { LangGraphAgentOptions, RunnableGraph } from './langgraph-agent.js';
