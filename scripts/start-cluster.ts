@@ -17,6 +17,7 @@ import { connect } from '@nats-io/transport-node';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { hashApiKey } from '#auth';
 import { SERVICE_NODE_FLAGS } from '#config';
+import { tryCommands } from './start-banner.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -190,9 +191,8 @@ async function main(): Promise<void> {
   console.log(
     [
       '',
-      '[cluster] ready. In another terminal:',
-      `  npm run publish-event -- hello user-1 '{"name":"Ada"}' --wait`,
-      `  curl -X POST http://127.0.0.1:8080/v1/agents/hello/events/user-1 -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"name":"Ada"}'`,
+      `[cluster] ready on NATS_URL=${natsUrl}${ownServer !== undefined ? ' (a server this script started)' : ''}. In another terminal:`,
+      ...tryCommands(process.env.AGENTS_MODULES),
       dev.key === undefined
         ? `[cluster] the HTTP API accepts the keys in ${dev.keysFile}.`
         : `[cluster] the HTTP API's local key (every scope) is in .data/dev-api-key: ${dev.key}`,

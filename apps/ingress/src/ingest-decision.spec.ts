@@ -71,5 +71,9 @@ describe('decideIngest', () => {
     }
     const tooLarge = decide('agents.events.hot.user-1', new Uint8Array(2_000));
     expect(tooLarge.kind === 'reject' && new TextDecoder().decode(tooLarge.entityKey)).toBe('user-1');
+    // An unknown agent's record still names the key it was published for.
+    const unknown = decide('agents.events.nobody.user-1', utf8.encode('{}'));
+    expect(unknown).toMatchObject({ kind: 'reject', reason: 'unknown_agent' });
+    expect(unknown.kind === 'reject' && new TextDecoder().decode(unknown.entityKey)).toBe('user-1');
   });
 });

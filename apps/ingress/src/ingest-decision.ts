@@ -96,7 +96,7 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   const admission = admitAgent(address.agent, agents);
   if ('refusal' in admission) {
     const named = /^[a-z][a-z0-9_-]{0,63}$/.test(address.agent) ? address.agent : UNNAMED_AGENT;
-    return refuse(named, EMPTY, admission.refusal, fallbackTime);
+    return refuse(named, keyIfReadable(address.token, header(HeaderName.Key), header(HeaderName.KeyEncoding)), admission.refusal, fallbackTime);
   }
   const agent = admission.agent;
 
@@ -176,6 +176,19 @@ function decodeAnswer(lane: Exclude<IngestLane, typeof IngestLane.Events>, data:
       return { kind: 'result', result: decodeResultBody(data, entityKey, contentType) };
     case IngestLane.Approvals:
       return { kind: 'approval', approval: decodeApprovalBody(data, contentType) };
+  }
+}
+
+/**
+ * The key a refused message names, when it can be read (so a record about an unknown agent still
+ * says which key it was for): the `Agents-Key` header, else the subject token; empty otherwise.
+ */
+function keyIfReadable(token: string, keyHeader: string | undefined, encoding: string | undefined): Uint8Array {
+  try {
+    if (keyHeader !== undefined) return encoding === 'base64' ? Buffer.from(keyHeader, 'base64') : encoding === undefined || encoding === 'utf-8' ? keyFromText(keyHeader) : EMPTY;
+    return token === '_' ? EMPTY : decodeKeyToken(token);
+  } catch {
+    return EMPTY;
   }
 }
 

@@ -57,6 +57,11 @@ describe('loadAgentModules', () => {
     expect(problem).not.toContain('\n');
   });
 
+  it('names the line of a syntax error in the module', async () => {
+    const problem = await agentModulesProblem(['broken.mjs'], dir);
+    expect(problem).toContain(`agent module ${join(dir, 'broken.mjs')}:2 failed to load`);
+  });
+
   it('finds no problem when every module loads', async () => {
     expect(await agentModulesProblem(['sharded.mjs', 'pair.mjs'], dir)).toBeUndefined();
   });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENT_NAME_PATTERN, isAgentDefinition, type AgentDefinition } from '#core';
@@ -25,6 +26,20 @@ function firstLine(error: unknown): string {
 }
 
 /**
+ * The line of a syntax error in the module file itself, from `node --check` (a dynamic import's
+ * SyntaxError carries no location on Node 20). Undefined when the file itself parses (the error is
+ * elsewhere: in something it imports, a missing file) or the check cannot run. Only run after a
+ * load failed, so a healthy start spawns nothing.
+ */
+function syntaxErrorLine(absolute: string): number | undefined {
+  const check = spawnSync(process.execPath, ['--check', absolute], { encoding: 'utf8', timeout: 15_000 });
+  if (check.status === 0 || typeof check.stderr !== 'string') return undefined;
+  const first = check.stderr.split('\n')[0] ?? '';
+  const match = /:(\d+)$/.exec(first);
+  return first.startsWith(absolute) && match !== null ? Number(match[1]) : undefined;
+}
+
+/**
  * Imports the operator's agent modules and collects every exported agent: the default export (an
  * agent or an array of agents) and any named export shaped `{ name, handler }` (or an array of
  * them). Relative paths resolve against `cwd`; a module may live anywhere (outside `/app` too) and
@@ -41,7 +56,8 @@ export async function loadAgentModules(paths: readonly string[], cwd: string): P
     try {
       module = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
     } catch (error) {
-      throw new AgentModuleError(`agent module ${absolute} failed to load: ${firstLine(error)}`, { cause: error });
+      const where = syntaxErrorLine(absolute);
+      throw new AgentModuleError(`agent module ${absolute}${where !== undefined ? `:${where}` : ''} failed to load: ${firstLine(error)}`, { cause: error });
     }
     let found = 0;
     for (const [exportName, exported] of Object.entries(module)) {

@@ -328,7 +328,7 @@ export const RuntimeConfigSchema = z.strictObject({
   prefix: subjectToken.default('agents'),
   /** Inbox partitions P; fixed at cluster creation (changing it moves keys). */
   partitions: z.number().int().min(1).max(10_000).default(16),
-  /** Module paths exporting agents (absolute, or relative to the working directory). */
+  /** Module paths exporting agents (absolute, or relative to the working directory). `AGENTS_MODULES` is one comma-separated list (`a.mjs,b.mjs`; spaces around commas are ignored, so a path cannot contain a comma) and replaces the file's whole list, `npm start`'s examples included. */
   agentModules: z.array(z.string().min(1)).default([]),
   nats: NatsConfigSchema.prefault({}),
   streams: StreamsConfigSchema.prefault({}),

@@ -15,6 +15,9 @@ import type { RuntimeConfig } from '#config';
  * that names the operation and key, so those stacks bought nothing but CPU and garbage (about a
  * tenth of the activator's time in `npm run bench`). Failures are still raised, with the same
  * classes and codes.
+ *
+ * A first connection that fails throws {@link NatsConnectFailed}, naming the URL (the client's own
+ * error, e.g. `CONNECTION_REFUSED`, does not say where).
  */
 export async function connectNats(config: RuntimeConfig['nats'], name: string): Promise<NatsConnection> {
   const options: NodeConnectionOptions = {
@@ -39,5 +42,19 @@ export async function connectNats(config: RuntimeConfig['nats'], name: string): 
       ...(config.tls.keyFile !== undefined ? { keyFile: config.tls.keyFile } : {}),
     };
   }
-  return connect(options);
+  try {
+    return await connect(options);
+  } catch (error) {
+    throw new NatsConnectFailed(`cannot connect to NATS at ${withoutUserInfo(config.url)}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** The first connection to NATS failed; the message names the URL tried (the client's own does not). The client's error is the `cause`. */
+export class NatsConnectFailed extends Error {
+  override readonly name = 'NatsConnectFailed';
+}
+
+/** The URLs without a `user:password@` part (a password in a URL must not reach a log). */
+function withoutUserInfo(urls: string): string {
+  return urls.replace(/\/\/[^/@,]*@/g, '//');
 }

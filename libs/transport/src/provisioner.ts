@@ -153,7 +153,7 @@ export async function provision(
     warnings.push(
       `the NATS server's max_payload is ${maxPayload} bytes: a key's full working memory (1 MiB) plus replay cache (100 KiB) does not fit in one ` +
         `state document, so activations whose state grows past ${maxDocumentBytesFor(maxPayload)} bytes will fail with StateTooLarge. ` +
-        `Set max_payload to ${RECOMMENDED_MAX_PAYLOAD} in the server config (deploy/nats-server.conf does).`,
+        `Set max_payload to ${RECOMMENDED_MAX_PAYLOAD} in the server config (deploy/nats-server.conf.template does).`,
     );
   }
   return { created, updated, unchanged, maxPayload, maxDocumentBytes: maxDocumentBytesFor(maxPayload), warnings };
