@@ -64,7 +64,7 @@ describe('forgery with predicted ids', () => {
     ledger = join(dir, 'ledger');
     await writeFile(ledger, '');
     cluster = await startCluster({
-      agentModules: ['test/fixtures/agents/e2e.agent.mjs'],
+      agentModules: ['test/fixtures/agents/e2e.agent.mjs', 'test/fixtures/agents/lifecycle.agent.mjs'],
       services: ['activator', 'ingress', 'effector'],
       env: {
         AGENTS_KEYRING_FILE: keyring,
@@ -235,5 +235,12 @@ describe('forgery with predicted ids', () => {
     outputs.close();
     expect(JSON.parse(text.decode(first!.data))).toMatchObject({ key, intentId: id, decision: 'approved' });
     expect(await records(ErrorReason.UnsignedElement, key)).toEqual([]);
+  });
+
+  it('a genuine deadline, sealed by the partition owner, still fires under verification', async () => {
+    const key = 'genuine-deadline';
+    const answer = await cluster.client.publishAndWait('lifecycle', key, { script: 'approval', timeoutMs: 1_500 }, { timeoutMs: 60_000 });
+    expect(answer.kind === 'output' ? answer.output.text : answer).toContain('timeout-denied:approval');
+    expect((await readStream(cluster.client.nc, 'AGENTS_ERRORS')).map((m) => decodeErrorRecord(m.data)).filter((r) => text.decode(r.entityKey) === key)).toEqual([]);
   });
 });
