@@ -7,7 +7,7 @@ import type { IngressMetrics } from '#telemetry';
 import { fromMsgHdrs, KeyedConsumer, type Intake, type KeyedConsumerHandler, type PubAckPipeline } from '#transport';
 import { carryOut } from './ingest-forwarder.js';
 import { decideIngest, type IngestDecision, type IngestLimits } from './ingest-decision.js';
-import { startIngestSpan, type IngestTrace } from './telemetry/ingest-span.js';
+import { startIngestSpan, untracedIngest, type IngestTrace } from './telemetry/ingest-span.js';
 
 const timers = {
   setTimeout: (callback: () => void, ms: number) => {
@@ -30,6 +30,8 @@ export interface IngestWorkerOptions {
   readonly topology: Topology;
   readonly agents: ReadonlyMap<string, AgentDefinition>;
   readonly limits: IngestLimits;
+  /** Whether this process exports traces: off, messages get no span (see `untracedIngest`). */
+  readonly tracing: boolean;
   /** Counts forwards, refusals (error records) and retries. */
   readonly metrics: IngressMetrics;
   /**
@@ -116,7 +118,9 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
       this.options.limits,
     );
     // The forward carries this message's ingest span as the parent of the activation it causes.
-    const traced = startIngestSpan(msg, headers, decided, this.options.stream, this.options.topology, this.options.metrics);
+    const traced = this.options.tracing
+      ? startIngestSpan(msg, headers, decided, this.options.stream, this.options.topology, this.options.metrics)
+      : untracedIngest(msg, decided, this.options.topology, this.options.metrics);
     const decision = traced.decision;
     // Order matters per key only; unreadable messages have no key and go on their own.
     const lane = decision.kind === 'forward' ? `${decision.agent}.${decision.token}` : `#${msg.seq}`;

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { AgentDefinition } from '#core';
 import { AGENT_CATALOG, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
-import type { IngressMetrics } from '#telemetry';
+import { currentTracing, type IngressMetrics } from '#telemetry';
 import { acquirePartitionConsumer, NatsService, PROVISIONING, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActiveStandby, type StandDownReason } from './active-standby.js';
 import { IngestWorker } from './ingest-worker.js';
@@ -107,6 +107,7 @@ export class IngressService implements OnApplicationBootstrap, OnApplicationShut
       batch: Math.min(256, this.config.ingress.maxAckPending),
       js: this.nats.js,
       acks: this.nats.acks,
+      tracing: currentTracing()?.enabled === true,
       topology: this.topology,
       agents: this.agents,
       limits: this.config.ingress,

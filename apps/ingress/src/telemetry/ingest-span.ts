@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { HeaderDoc } from '#core';
 import type { Topology } from '#routing';
@@ -72,6 +72,25 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
         if (decision.kind === 'reject') metrics.errorRecords.inc({ agent: decision.agent, reason: decision.reason });
       }
       span.end();
+    },
+  };
+}
+
+/**
+ * Tracing off (`currentTracing()` disabled): the message gets no span, its forward carries the
+ * publisher's trace headers as they came, and `finish` only counts the outcome. Nothing would
+ * record a span, and building one per message was a measurable share of ingress's CPU.
+ */
+export function untracedIngest(msg: JsMsg, decision: IngestDecision, topology: Topology, metrics: IngressMetrics): IngestTrace {
+  return {
+    decision,
+    context: ROOT_CONTEXT,
+    recording: false,
+    finish(done: boolean): void {
+      if (!done) return;
+      const lane = topology.parseIngestSubject(msg.subject)?.lane ?? 'unknown';
+      metrics.messages.inc({ lane, outcome: decision.kind === 'forward' ? 'forwarded' : 'refused' });
+      if (decision.kind === 'reject') metrics.errorRecords.inc({ agent: decision.agent, reason: decision.reason });
     },
   };
 }
