@@ -6,6 +6,7 @@ import type { Outcome, SuspendOptions } from '../agent/outcome.js';
 import { intentId } from '../ids/intent-id.js';
 import { outputMessageId } from '../ids/message-id.js';
 import { traceId } from '../ids/trace-id.js';
+import { signedIntentMessageId } from '../signing/element-seal.js';
 import { signIntent, verifyIntent } from '../signing/intent-signing.js';
 import { applyDeps, commitReport, committedDoc, deadlineTimer, outboxErrors, outboxIntents, outboxOutputs } from '../testing/apply-element-fixtures.js';
 import { approvalElement, eventElement, resultElement, T0, utf8Bytes } from '../testing/inbox-elements.js';
@@ -353,7 +354,7 @@ describe('applyElement: suspension', () => {
   describe('signing', () => {
     const key = { keyId: 'k1', secret: utf8Bytes('0123456789abcdef') };
 
-    it('signs the published copy of each intent only; the pending copy and the continuation stay unsigned', async () => {
+    it('signs the published copy of each intent only; the pending copy and the continuation stay unsigned, and the message id is keyed by the signature', async () => {
       const agent = agentOf((ctx) => (ctx.act('charge', { amount: 1 }), ctx.requestApproval({}), suspend()));
       const element = eventElement(1, KEY, 'e');
       const unsigned = await step(undefined, element, agent);
@@ -363,7 +364,11 @@ describe('applyElement: suspension', () => {
       expect(published.map((i) => [i.intentId, i.signingKeyId])).toEqual([[id(0), 'k1'], [id(1), 'k1']]);
       for (const intent of published) expect(verifyIntent(intent, new Map([['k1', key.secret]]))).toEqual({ kind: 'ok' });
       expect(signed.pending.every((i) => i.signature.length === 0 && i.signingKeyId === '')).toBe(true);
-      expect(signed.outbox.map((e) => [e.subject, e.msgId])).toEqual(unsigned.outbox.map((e) => [e.subject, e.msgId]));
+      expect(signed.outbox.map((e) => e.subject)).toEqual(unsigned.outbox.map((e) => e.subject));
+      // Unsigned, the message id is the (predictable) intent id; signed, it derives from the MAC, so
+      // a forger who predicts the intent id cannot occupy the genuine message's id (decision 0058).
+      expect(unsigned.outbox.map((e) => e.msgId)).toEqual([id(0), id(1)]);
+      expect(signed.outbox.map((e) => e.msgId)).toEqual(published.map((i) => signedIntentMessageId(i.signature)));
     });
   });
 });
