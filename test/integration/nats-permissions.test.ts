@@ -5,7 +5,9 @@
 // The streams are provisioned by the CLI with the provisioning user, then the four services run the
 // examples (hello over HTTP, refund with its tool and its approval, facts and archivist on the
 // long-term tier with an idle key demoted), a second activator joining and leaving, a third killed,
-// ingress standbys taking over from a stopped and a killed replica, an erasure, and a SIGTERM of every service. A missing
+// ingress standbys taking over from a stopped and a killed replica, an erasure, and a SIGTERM of every service. The
+// operations console runs under the user docs/console.md publishes (read from that document the same
+// way): every view, an approval, a redrive and an erasure; and that user is refused everything else. A missing
 // entry shows up as a `Publish Violation` or `Subscription Violation` line in the server log, which
 // must stay empty; the last test proves such a line is seen. The test's client and the CLI's
 // `erase` run as an extra, unrestricted operator user (the document publishes no list for them).
@@ -18,6 +20,7 @@ import { promisify } from 'node:util';
 import { connect, nkeyAuthenticator, nkeys, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentsClient, type ErasureReport } from '#client';
+import { hashApiKey } from '#auth';
 import { decodeMemoryBlob, decodeToolIntent } from '#core';
 import { NatsLongTermStore } from '#longterm';
 import { encodeKeyToken, keyFromText } from '#routing';
@@ -28,20 +31,35 @@ const text = new TextDecoder();
 
 const DOC = join(REPO_ROOT, 'docs', 'helm.md');
 const HEADING = '## Least-privilege NATS permissions';
+/** The console's user is published in its own document. */
+const CONSOLE_DOC = join(REPO_ROOT, 'docs', 'console.md');
+const CONSOLE_HEADING = '## Its NATS user';
 const SERVICES: readonly ServiceName[] = ['memory-store', 'activator', 'ingress', 'effector'];
 const DOC_USERS = ['provision', ...SERVICES] as const;
 type DocUser = (typeof DOC_USERS)[number];
+/** Every user the server knows: the published ones, the console's, and the test's unrestricted operator. */
+type User = DocUser | 'console' | 'operator';
 const PARTITIONS = 4;
 const LEASE_TTL_MS = 3_000;
 
-/** The fenced `text` block after the permissions heading of docs/helm.md: the published `authorization` block. */
-function publishedAuthorization(): string {
-  const doc = readFileSync(DOC, 'utf8');
-  const section = doc.indexOf(HEADING);
-  if (section < 0) throw new Error(`${DOC} has no "${HEADING}" section`);
+/** The first fenced `text` block after `heading` of `file`. */
+function publishedBlock(file: string, heading: string): string {
+  const doc = readFileSync(file, 'utf8');
+  const section = doc.indexOf(heading);
+  if (section < 0) throw new Error(`${file} has no "${heading}" section`);
   const block = /```text\n([\s\S]*?)\n```/.exec(doc.slice(section));
-  if (block?.[1] === undefined) throw new Error(`no \`\`\`text block after "${HEADING}" in ${DOC}`);
+  if (block?.[1] === undefined) throw new Error(`no \`\`\`text block after "${heading}" in ${file}`);
   return block[1];
+}
+
+/** The published `authorization` block of docs/helm.md. */
+const publishedAuthorization = (): string => publishedBlock(DOC, HEADING);
+
+/** The console's user entry of docs/console.md, with its placeholder replaced by `publicKey`. */
+function publishedConsoleUser(publicKey: string): string {
+  const entry = publishedBlock(CONSOLE_DOC, CONSOLE_HEADING);
+  if (!entry.includes('<console user public nkey>')) throw new Error(`the user in ${CONSOLE_DOC} no longer names "<console user public nkey>"`);
+  return entry.replace('<console user public nkey>', publicKey);
 }
 
 /**
@@ -49,13 +67,13 @@ function publishedAuthorization(): string {
  * plus an unrestricted `operator` user for the test's own client and the CLI (the document gives the
  * CLI an operator's user and publishes no list for it).
  */
-function serverAuthorization(block: string, users: Readonly<Record<DocUser | 'operator', string>>): string {
+function serverAuthorization(block: string, users: Readonly<Record<User, string>>): string {
   const named = [...block.matchAll(/<([a-z-]+) user public nkey>/g)].map((m) => m[1]);
   if (named.sort().join(',') !== [...DOC_USERS].sort().join(',')) throw new Error(`docs/helm.md names the users ${named.join(', ')}; expected ${DOC_USERS.join(', ')}`);
   const filled = block.replace(/<([a-z-]+) user public nkey>/g, (_, name: DocUser) => users[name]);
   const end = /\n\s*\]\s*\}\s*$/.exec(filled);
   if (end === null) throw new Error('the authorization block in docs/helm.md no longer ends with its users list');
-  return `${filled.slice(0, end.index)}\n    { nkey: "${users.operator}" }${filled.slice(end.index)}`;
+  return `${filled.slice(0, end.index)}\n    ${publishedConsoleUser(users.console)}\n    { nkey: "${users.operator}" }${filled.slice(end.index)}`;
 }
 
 /**
@@ -69,8 +87,12 @@ async function violations(server: NatsServerHandle): Promise<string[]> {
 
 describe('the NATS permissions published in docs/helm.md', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nats-permissions-'));
-  const configOf = (user: DocUser | 'operator'): string => join(dir, `${user}.yaml`);
-  const seeds = new Map<DocUser | 'operator', Uint8Array>();
+  const configOf = (user: User): string => join(dir, `${user}.yaml`);
+  const seeds = new Map<User, Uint8Array>();
+  const publicKeys = {} as Record<User, string>;
+  /** Sign-in keys of the console (as the HTTP edge's API keys): an operator and a viewer. */
+  const consoleOperatorKey = 'console-operator-key-0123456789abcdef';
+  const consoleViewerKey = 'console-viewer-key-0123456789abcdefgh';
   let server: NatsServerHandle;
   let operator: AgentsClient;
   const services = new Map<ServiceName, ServiceHandle>();
@@ -79,16 +101,15 @@ describe('the NATS permissions published in docs/helm.md', () => {
   /** Every process started, so a failing test leaves none behind. */
   const everyProcess: ServiceHandle[] = [];
 
-  const cli = async (user: DocUser | 'operator', ...args: string[]): Promise<string> => {
+  const cli = async (user: User, ...args: string[]): Promise<string> => {
     const env = { PATH: process.env.PATH ?? '', NATS_URL: server.url, AGENTS_PARTITIONS: String(PARTITIONS), AGENTS_CONFIG: configOf(user) };
     const { stdout } = await run(process.execPath, [join(REPO_ROOT, 'bin', 'nats-agents.mjs'), ...args], { env, timeout: 60_000 });
     return stdout;
   };
-  const connectAs = (user: DocUser | 'operator'): Promise<NatsConnection> => connect({ servers: server.url, name: `test-${user}`, authenticator: nkeyAuthenticator(seeds.get(user)!) });
+  const connectAs = (user: User): Promise<NatsConnection> => connect({ servers: server.url, name: `test-${user}`, authenticator: nkeyAuthenticator(seeds.get(user)!) });
 
   beforeAll(async () => {
-    const publicKeys = {} as Record<DocUser | 'operator', string>;
-    for (const user of [...DOC_USERS, 'operator'] as const) {
+    for (const user of [...DOC_USERS, 'console', 'operator'] as const) {
       const pair = nkeys.createUser();
       seeds.set(user, pair.getSeed());
       publicKeys[user] = pair.getPublicKey();
@@ -97,6 +118,20 @@ describe('the NATS permissions published in docs/helm.md', () => {
       // A short lease TTL, so a SIGKILLed replica's leases lapse within the suite's budget.
       writeFileSync(configOf(user), `nats:\n  nkeySeedFile: ${JSON.stringify(join(dir, `${user}.seed`))}\nactivator:\n  leaseTtlMs: ${LEASE_TTL_MS}\n`);
     }
+    // The console signs people in with the edge's credentials (API keys here), a viewer and an operator.
+    writeFileSync(
+      configOf('console'),
+      JSON.stringify({
+        nats: { nkeySeedFile: join(dir, 'console.seed') },
+        console: { scrapeEveryMs: 1_000 },
+        auth: {
+          apiKeys: [
+            { id: 'ada-operator', hash: hashApiKey(consoleOperatorKey), roles: ['operator'] },
+            { id: 'victor-viewer', hash: hashApiKey(consoleViewerKey), roles: ['viewer'] },
+          ],
+        },
+      }),
+    );
     server = await startNatsServer({ extraConfig: serverAuthorization(publishedAuthorization(), publicKeys) });
 
     // The Helm hook Job: provisioning with the provisioning user, before any service starts.
@@ -118,6 +153,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
       'memory-store': { AGENTS_LONGTERM_URI: `sqlite://${join(dir, 'longterm.db')}` },
       // Idle archivist keys expire 2 s after their last event (the clock is the server's: no back-dating).
       activator: { AGENTS_LONGTERM_ENABLED: 'true', FIXTURE_IDLE_TTL_MS: '2000' },
+      console: { AGENTS_CONSOLE_PORT: '0', OTEL_SDK_DISABLED: 'true' },
     };
     startReplica = async (name, instanceId) => {
       const handle = await startService(name, { ...env, ...own[name], AGENTS_CONFIG: configOf(name), ...(instanceId === undefined ? {} : { AGENTS_INSTANCE_ID: instanceId }) });
@@ -185,6 +221,54 @@ describe('the NATS permissions published in docs/helm.md', () => {
     expect(JSON.parse(text.decode(refunded!.data))).toMatchObject({ status: 'refunded', orderId: 'o-8' });
     expect(await violations(server)).toEqual([]);
   });
+
+  it('runs the console under its own user: every view, an approval, a redrive and an erasure', async () => {
+    const consoleService = await startReplica('console');
+    const [, base] = await consoleService.waitForLine(/console listening on (\S+)/);
+    const api = (path: string, init: { method?: string; body?: unknown; key?: string } = {}): Promise<Response> =>
+      fetch(`${base}/api/${path}`, {
+        method: init.method ?? 'GET',
+        headers: { Authorization: `Bearer ${init.key ?? consoleOperatorKey}`, 'Content-Type': 'application/json' },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      });
+    // The views: cluster (leases, members, consumer info), agents, approvals, errors, erasures and the live stream.
+    for (const view of ['me', 'cluster', 'agents', 'approvals', 'errors', 'erasures']) expect([view, (await api(view)).status]).toEqual([view, 200]);
+    const live = new AbortController();
+    const stream = await fetch(`${base}/api/live`, { headers: { Authorization: `Bearer ${consoleOperatorKey}` }, signal: live.signal });
+    expect(stream.status).toBe(200);
+
+    // An approval: a large refund waits under Approvals; the operator approves it in the console.
+    const out = await outputs('refund', 'order-9');
+    await operator.publishEvent('refund', 'order-9', { orderId: 'o-9', amount: 500 });
+    type Row = { agent: string; key: string; keyToken: string; intentId: string };
+    let row: Row | undefined;
+    await expect.poll(async () => (row = ((await (await api('approvals')).json()) as Row[]).find((r) => r.key === 'order-9')), { timeout: 30_000, interval: 250 }).toBeDefined();
+    expect((await api('approvals/decide', { method: 'POST', key: consoleViewerKey, body: { agent: 'refund', keyToken: row!.keyToken, intentId: row!.intentId, approved: true } })).status).toBe(403);
+    const decided = await api('approvals/decide', { method: 'POST', body: { agent: 'refund', keyToken: row!.keyToken, intentId: row!.intentId, approved: true } });
+    expect(await decided.json()).toMatchObject({ kind: 'submitted', approver: 'ada-operator' });
+    expect(JSON.parse(text.decode((await out.waitForCount(1, 30_000))[0]!.data))).toMatchObject({ status: 'refunded', orderId: 'o-9' });
+    // The key inspector reads the committed state.
+    const inspected = await api(`keys/refund?key=order-9`);
+    expect(inspected.status).toBe(200);
+    expect(JSON.stringify(await inspected.json())).toContain('"seq"');
+
+    // A redrive of an error group (an earlier test's malformed hello events): read, judged, answered.
+    const redriven = await api('errors/redrive', { method: 'POST', body: { agent: 'hello', reason: 'malformed_input' } });
+    expect(redriven.status).toBeLessThan(300);
+    expect(await redriven.json()).toHaveProperty('published');
+
+    // An erasure requested in the console, followed to its end.
+    const started = (await (await api('erasures', { method: 'POST', body: { key: 'order-9' } })).json()) as { requestId: string };
+    type Progress = { requestId: string; status: string };
+    await expect
+      .poll(async () => ((await (await api('erasures')).json()) as { requests: Progress[] }).requests.find((r) => r.requestId === started.requestId)?.status, { timeout: 60_000, interval: 250 })
+      .toBe('erased');
+
+    live.abort();
+    expect(await violations(server)).toEqual([]);
+    expect(await consoleService.stop()).toBe('SIGTERM');
+    expect(await violations(server)).toEqual([]);
+  }, 240_000);
 
   it('keeps facts in the long-term tier through the memory-store and retires a duplicate', async () => {
     const out = await outputs('facts', 'ada');
@@ -285,6 +369,47 @@ describe('the NATS permissions published in docs/helm.md', () => {
     // Nest's shutdown hooks run, then re-raise the signal: a clean stop ends by SIGTERM, not by an exit code.
     expect(Object.fromEntries(exits)).toEqual(Object.fromEntries(SERVICES.map((name) => [name, 'SIGTERM'])));
     expect(await violations(server)).toEqual([]);
+  });
+
+  it("refuses the console's user everything but its reads and actions", async () => {
+    const consoleUser = await connectAs('console');
+    // Events, outputs, intents, results, error records, state and lease writes, long-term operations,
+    // stream administration, consumers on streams it does not read, acks of the services' consumers.
+    const publishes = [
+      'agents.events.hello.x',
+      'agents.output.hello.x',
+      'agents.intents.refund.refund',
+      'agents.results.refund.x',
+      'agents.errors.hello.forged',
+      'agents.memory.upsert',
+      'agents.memory.erase',
+      '$KV.AGENTS_STATE.hello.x',
+      '$KV.AGENTS_LEASES.0',
+      '$KV.AGENTS_ERASURES.x',
+      '$JS.API.STREAM.CREATE.AGENTS_ROGUE',
+      '$JS.API.STREAM.UPDATE.AGENTS_INBOX',
+      '$JS.API.STREAM.PURGE.AGENTS_INBOX',
+      '$JS.API.STREAM.DELETE.AGENTS_OUTPUT',
+      '$JS.API.STREAM.MSG.DELETE.AGENTS_ERRORS',
+      '$JS.API.CONSUMER.CREATE.AGENTS_INGEST',
+      '$JS.API.CONSUMER.CREATE.KV_AGENTS_STATE',
+      '$JS.API.CONSUMER.DELETE.AGENTS_INGEST.ingest',
+      '$JS.ACK.AGENTS_INBOX.x',
+    ];
+    const subscriptions = ['agents.events.>', 'agents.intents.>', 'agents.memory.*', 'agents.admin.erase', '$KV.AGENTS_STATE.>'];
+    for (const subject of publishes) consoleUser.publish(subject, 'x');
+    for (const subject of subscriptions) consoleUser.subscribe(subject).closed.catch(() => undefined);
+    await consoleUser.flush().catch(() => undefined);
+    const refused = async (): Promise<string[]> => {
+      const lines = (await violations(server)).filter((line) => line.includes(publicKeys.console));
+      return [
+        ...publishes.filter((subject) => !lines.some((line) => line.includes('Publish Violation') && line.includes(`Subject "${subject}"`))),
+        ...subscriptions.filter((subject) => !lines.some((line) => line.includes('Subscription Violation') && line.includes(`Subject "${subject}"`))),
+      ];
+    };
+    // Every forbidden subject is logged as a violation: nothing is left unrefused.
+    await expect.poll(refused, { timeout: 10_000, interval: 100 }).toEqual([]);
+    await consoleUser.close().catch(() => undefined);
   });
 
   it('would have seen a missing permission: the server logs a forbidden publish as a violation', async () => {
