@@ -42,14 +42,15 @@ describe('a bad agent module at start-up', () => {
     ['activator', 'no-agent.mjs', /exports no agent \(it exports 'answer', 'default'\): expected a default export of an agent or an array of agents/],
     ['ingress', 'no-agent.mjs', /exports no agent \(it exports 'answer', 'default'\): expected a default export of an agent or an array of agents/],
     ['activator', 'missing-import.mjs', /failed to load: Cannot find package 'nats-agents-no-such-package'/],
-    ['ingress', 'syntax-error.mjs', /failed to load: .*(Unexpected end of input|SyntaxError)/],
+    // A syntax error names its line too (`syntax-error.mjs:2 failed to load: …`).
+    ['ingress', 'syntax-error.mjs', /syntax-error\.mjs:2 failed to load: .*(Unexpected end of input|SyntaxError)/],
   ] as const)('%s with %s exits 1 with one line naming the file', async (service, file, expected) => {
     const path = join(dir, file);
     const { code, stdout, stderr } = await startWith(service, path);
     expect(code).toBe(1);
     const lines = stderr.split('\n').filter((line) => line.trim() !== '');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`${service}: agent module ${path} `);
+    expect(lines[0]).toMatch(new RegExp(`^${service}: agent module ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(:\\d+)? `));
     expect(lines[0]).toMatch(expected);
     // No framework output and no stack trace anywhere.
     expect(stdout + stderr).not.toMatch(/\n\s+at |\[Nest\]|NestFactory/);

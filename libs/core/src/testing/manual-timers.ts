@@ -12,6 +12,16 @@ interface Scheduled {
   readonly callback: () => void;
 }
 
+/** Real event-loop turns `settle` waits, with nothing settling, before it fires the next manual timer. */
+const IDLE_TURNS = 3;
+
+/** One real turn: real timers due now (`setTimeout(0)`) run, then pending I/O callbacks and immediates. */
+function realTurn(): Promise<void> {
+  // The one real timer of the test double: waiting out real work is its purpose, no time is read.
+  // eslint-disable-next-line no-restricted-globals
+  return new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));
+}
+
 /** Lets every queued promise reaction run (one macrotask turn; no time passes). */
 export function flushMicrotasks(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -114,6 +124,11 @@ export class ManualTimers implements Timers, Clock {
     );
     await flushMicrotasks();
     for (let fired = 0; !done; fired += 1) {
+      // Before moving the manual clock, let work that waits on real timers or I/O (a library the
+      // agent uses, e.g. LangGraph's scheduler) finish: otherwise the next manual timer — often the
+      // activation timeout — fires while the handler is merely between two real turns.
+      for (let turn = 0; turn < IDLE_TURNS && !done; turn += 1) await realTurn();
+      if (done) break;
       if (fired >= maxTimers) throw new Error(`ManualTimers.settle: still pending after ${maxTimers} timers`);
       if (!this.fireNext()) throw new Error('ManualTimers.settle: the promise is pending and no timer is scheduled');
       await flushMicrotasks();
