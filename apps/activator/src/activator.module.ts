@@ -1,5 +1,5 @@
-import { Module } from '@nestjs/common';
-import { AGENT_CATALOG, assertAgentsFitConfig, loadAgentModules, withConfiguredBudgets, loadConfig, longTermEnabled, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { Logger, Module } from '@nestjs/common';
+import { AGENT_CATALOG, assertAgentsFitConfig, loadAgentModules, withConfiguredBudgets, withConfiguredIsolation, loadConfig, longTermEnabled, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
 import {
   JetStreamOutboxPublisher,
@@ -12,10 +12,11 @@ import {
   TOPOLOGY,
 } from '#transport';
 import { RuntimeMetrics, TelemetryModule, withTraceContext } from '#telemetry';
-import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { AGENT_WORKERS, LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
 import { NatsLongTermStore } from '#longterm';
 import { systemClock } from './system-clock.js';
 import { ActivatorService } from './activator.service.js';
+import { AgentWorkers } from './worker-isolation.js';
 import { buildModelProvider } from './model-provider.factory.js';
 
 /**
@@ -29,13 +30,26 @@ import { buildModelProvider } from './model-provider.factory.js';
     { provide: RUNTIME_CONFIG, useFactory: (): RuntimeConfig => loadConfig({ env: process.env }) },
     { provide: NATS_CLIENT_NAME, useValue: 'activator' },
     {
-      provide: AGENT_CATALOG,
+      provide: AGENT_WORKERS,
       inject: [RUNTIME_CONFIG],
+      useFactory: (config: RuntimeConfig) => {
+        const logger = new Logger('AgentWorkers');
+        return new AgentWorkers({
+          modules: config.agentModules,
+          cwd: process.cwd(),
+          size: config.activator.workersPerAgent,
+          onTerminated: (agent) => logger.warn(`terminated a worker of agent '${agent}': its attempt timed out (recorded as activation_timeout)`),
+        });
+      },
+    },
+    {
+      provide: AGENT_CATALOG,
+      inject: [RUNTIME_CONFIG, AGENT_WORKERS],
       // An agent the configuration cannot serve (onExpire without a long-term tier) fails the start.
-      useFactory: async (config: RuntimeConfig) => {
+      useFactory: async (config: RuntimeConfig, workers: AgentWorkers) => {
         const agents = await loadAgentModules(config.agentModules, process.cwd());
         assertAgentsFitConfig(agents, config);
-        return withConfiguredBudgets(agents, config);
+        return workers.isolate(withConfiguredIsolation(withConfiguredBudgets(agents, config), config));
       },
     },
     {

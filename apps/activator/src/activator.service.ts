@@ -20,7 +20,8 @@ import pRetry from 'p-retry';
 import { encodeKeyToken, type Topology } from '#routing';
 import { acquirePartitionConsumer, documentCheck, EntityPauses, KvAgentTokenLedger, NatsService, pauseAckKey, PROVISIONING, toMsgHdrs, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
-import { LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import { AGENT_WORKERS, LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
+import type { AgentWorkers } from './worker-isolation.js';
 import { directScreen } from './direct-screen.js';
 import { digestOfToken, EntityGate } from './entity-gate.js';
 import { intentSignerOf } from './intent-signer.factory.js';
@@ -69,6 +70,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(RUNTIME_METRICS) private readonly metrics: RuntimeMetrics,
     @Inject(SCHEDULER_CLOCK) private readonly clock: SchedulerClock,
     @Inject(LONGTERM_STORE) private readonly longterm: LongTermStore | null,
+    @Inject(AGENT_WORKERS) private readonly agentWorkers: AgentWorkers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -178,6 +180,8 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     this.ready = false;
     await this.ownership?.stop();
     await this.pauses?.close();
+    // After the drain: a worker still running an attempt would otherwise fail it.
+    await this.agentWorkers.close();
   }
 
   /** True while membership and partition leases are in a good state (readiness). */

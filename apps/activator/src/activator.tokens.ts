@@ -15,3 +15,6 @@ export const SCHEDULER_CLOCK = Symbol.for('nats-agents.scheduler-clock');
 
 /** Injection token of the activator's long-term store (undefined when the tier is off). */
 export const LONGTERM_STORE = Symbol.for('nats-agents.longterm-store');
+
+/** Injection token of the activator's `AgentWorkers` (worker threads of worker-isolated agents). */
+export const AGENT_WORKERS = Symbol.for('nats-agents.agent-workers');

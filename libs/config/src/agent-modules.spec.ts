@@ -11,6 +11,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agent-modules-'));
   const files: Record<string, string> = {
     'sharded.mjs': "export default { name: 'hot', shards: 4, handler: () => ({ kind: 'complete' }) };",
+    'threaded.mjs': "export default { name: 'heavy', isolation: 'thread', handler: () => ({ kind: 'complete' }) };",
     'zero-shards.mjs': "export default { name: 'cold', shards: 0, handler: () => ({ kind: 'complete' }) };",
     'fraction-shards.mjs': "export default { name: 'warm', shards: 1.5, handler: () => ({ kind: 'complete' }) };",
     'pair.mjs': "const a = { name: 'a', handler: () => ({ kind: 'complete' }) };\nexport const named = a;\nexport default [a, { name: 'b', handler: () => ({ kind: 'complete' }) }];",
@@ -34,6 +35,10 @@ describe('loadAgentModules', () => {
   it.each(['zero-shards.mjs', 'fraction-shards.mjs'])('refuses to start with %s: shards must be a positive integer', async (file) => {
     await expect(loadAgentModules([file], dir)).rejects.toThrow(AgentModuleError);
     await expect(loadAgentModules([file], dir)).rejects.toThrow(/must be a positive integer/);
+  });
+
+  it('refuses to start with an isolation that is neither event-loop nor worker', async () => {
+    await expect(loadAgentModules(['threaded.mjs'], dir)).rejects.toThrow(/agent 'heavy' .* has isolation = thread; it must be 'event-loop' or 'worker'/);
   });
 
   it('loads a default export of an array of agents, counting an agent exported twice once', async () => {

@@ -44,7 +44,7 @@ function syntaxErrorLine(absolute: string): number | undefined {
  * agent or an array of agents) and any named export shaped `{ name, handler }` (or an array of
  * them). Relative paths resolve against `cwd`; a module may live anywhere (outside `/app` too) and
  * import `@nats-agents/sdk` from its own `node_modules` or the runtime's. Two agents with one name,
- * an invalid name, a `shards` count that is not a positive integer, a module that fails to load or
+ * an invalid name, a `shards` count that is not a positive integer, an unknown `isolation`, a module that fails to load or
  * a module without agents are errors whose one-line message names the file and what was expected:
  * a service must not start with an agent set that differs from what the operator wrote.
  */
@@ -68,6 +68,9 @@ export async function loadAgentModules(paths: readonly string[], cwd: string): P
         }
         if (value.shards !== undefined && !(Number.isSafeInteger(value.shards) && value.shards >= 1)) {
           throw new AgentModuleError(`agent '${value.name}' in ${absolute} has shards = ${String(value.shards)}; it must be a positive integer`);
+        }
+        if (value.isolation !== undefined && value.isolation !== 'event-loop' && value.isolation !== 'worker') {
+          throw new AgentModuleError(`agent '${value.name}' in ${absolute} has isolation = ${String(value.isolation)}; it must be 'event-loop' or 'worker'`);
         }
         const existing = agents.get(value.name);
         if (existing !== undefined && existing !== value) throw new AgentModuleError(`two agents are named '${value.name}' (second in ${absolute})`);

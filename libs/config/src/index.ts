@@ -26,6 +26,7 @@ export type { ConfigSources } from './load-config.js';
 export { loadAgentModules, agentModulesProblem, AgentModuleError } from './agent-modules.js';
 export { assertAgentsFitConfig } from './agent-requirements.js';
 export { withConfiguredBudgets } from './agent-budgets.js';
+export { withConfiguredIsolation } from './agent-isolation.js';
 export { loadToolModules, ToolModuleError } from './tool-modules.js';
 export { KeyringError, parseKeyring, loadKeyringText, loadClusterKeys, assertCanVerify } from './cluster-keyring.js';
 export type { KeySources } from './cluster-keyring.js';

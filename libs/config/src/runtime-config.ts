@@ -83,6 +83,12 @@ export const ActivatorConfigSchema = z.strictObject({
    * after the last attempt an `activation_error` record carries the count. 1 records at once.
    */
   maxActivationAttempts: positiveInt.default(5),
+  /**
+   * Worker threads per worker-isolated agent (`isolation: worker`) in this process, at most: an
+   * attempt waits for a free one (the wait counts against its timeout). A worker is reused across
+   * activations and replaced when a timeout terminates it.
+   */
+  workersPerAgent: z.number().int().min(1).max(64).default(2),
 });
 
 export const IngressConfigSchema = z.strictObject({
@@ -380,6 +386,8 @@ export const RuntimeConfigSchema = z.strictObject({
       }),
     )
     .default({}),
+  /** Where each agent's handler runs, over what its definition sets (`isolation`): `worker` runs it in a worker thread that a timeout terminates. */
+  isolation: z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'must be an agent name'), z.enum(['event-loop', 'worker'])).default({}),
   signing: SigningConfigSchema.prefault({}),
   effector: EffectorConfigSchema.prefault({}),
   longterm: LongTermConfigSchema.prefault({}),

@@ -56,7 +56,7 @@ export {
 
 // agent contract
 export { AGENT_NAME_PATTERN, isAgentDefinition } from './agent/agent-definition.js';
-export type { AgentDefinition, AgentHandler, EventValidator } from './agent/agent-definition.js';
+export type { AgentDefinition, AgentHandler, AgentIsolation, EventValidator } from './agent/agent-definition.js';
 export { parseEvent, eventProblem, describeIssues } from './agent/event-schema.js';
 export type { ParsedEvent } from './agent/event-schema.js';
 export { isOutcome } from './agent/outcome.js';
@@ -137,6 +137,12 @@ export { sleep } from './time/sleep.js';
 // activation
 export { EventDecodeError } from './activation/event-decode-error.js';
 export { ActivationTimeout } from './activation/activation-timeout.js';
+export { serveContextCall } from './activation/context-call.js';
+export type { ContextCall, ContextChannel, ContextReply } from './activation/context-call.js';
+export { RemoteContext, activationSnapshot } from './activation/remote-context.js';
+export type { ActivationSnapshot, ToolResultData } from './activation/remote-context.js';
+export { errorToWire, errorFromWire } from './activation/error-wire.js';
+export type { ErrorWire } from './activation/error-wire.js';
 export { outputBytes } from './activation/output-value.js';
 
 // working memory and replay cache

@@ -12,4 +12,9 @@ describe('defineAgent', () => {
   it.each([0, -2, 2.5, Number.NaN])('refuses shards = %s', (shards) => {
     expect(() => defineAgent({ name: 'hot', shards, handler })).toThrow(/shards = .* must be a positive integer/);
   });
+
+  it('accepts isolation worker and refuses an unknown isolation', () => {
+    expect(defineAgent({ name: 'heavy', isolation: 'worker', handler }).isolation).toBe('worker');
+    expect(() => defineAgent({ name: 'heavy', isolation: 'thread' as 'worker', handler })).toThrow(/isolation = thread; it must be 'event-loop' or 'worker'/);
+  });
 });

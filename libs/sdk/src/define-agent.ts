@@ -33,7 +33,7 @@ import { AGENT_NAME_PATTERN, type AgentDefinition, type StandardSchema } from '#
  * });
  * @throws TypeError when the name is not a valid agent name (it is a NATS subject token), `event`
  * is not a Standard Schema, or `shards` (hot-key sharding, memory-free agents only) is not a
- * positive integer.
+ * positive integer, or `isolation` is neither `event-loop` nor `worker`.
  */
 export function defineAgent<TEvent>(definition: AgentDefinition<TEvent> & { readonly event: StandardSchema<TEvent> }): AgentDefinition<TEvent>;
 export function defineAgent(definition: AgentDefinition<Uint8Array> & { readonly event?: undefined }): AgentDefinition<Uint8Array>;
@@ -48,6 +48,9 @@ export function defineAgent(definition: AgentDefinition): AgentDefinition {
   }
   if (definition.shards !== undefined && !(Number.isSafeInteger(definition.shards) && definition.shards >= 1)) {
     throw new TypeError(`agent '${definition.name}' has shards = ${String(definition.shards)}; it must be a positive integer`);
+  }
+  if (definition.isolation !== undefined && definition.isolation !== 'event-loop' && definition.isolation !== 'worker') {
+    throw new TypeError(`agent '${definition.name}' has isolation = ${String(definition.isolation)}; it must be 'event-loop' or 'worker'`);
   }
   return definition;
 }

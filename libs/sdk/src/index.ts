@@ -14,6 +14,7 @@ export type { ToolDeclarationFormat } from './tool-declarations.js';
 export type {
   AgentDefinition,
   AgentHandler,
+  AgentIsolation,
   EventValidator,
   ActivationContext,
   WorkingMemoryApi,

@@ -2,8 +2,6 @@ import { createHash } from 'node:crypto';
 import type { ActivationContext } from '../agent/activation-context.js';
 import type { OutputValue } from '../agent/outcome.js';
 import type { ApprovalView, ToolResultView, TypedToolResult } from '../agent/resume-views.js';
-import { describeIssues } from '../agent/event-schema.js';
-import { TerminalError } from '../errors/runtime-error.js';
 import { DEFAULT_APPROVAL_CHANNEL, type ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
 import { IntentKind, type ToolIntentDoc } from '../actor/actor-document.js';
 import { intentId } from '../ids/intent-id.js';
@@ -18,6 +16,7 @@ import { replayCacheKey } from '../replay/replay-cache-key.js';
 import { TOOL_NAME_PATTERN, type AnyToolDefinition, type ToolDefinition, type TypedTool } from '../tools/tool-definition.js';
 import { SideEffectToolError, ToolArgumentError, ToolNotFoundError } from '../tools/tool-errors.js';
 import { validateArguments } from '../tools/validate-arguments.js';
+import { checkToolOutput } from '../tools/tool-output.js';
 import type { AttemptMemo } from './attempt-memo.js';
 import type { ActivationTally, ModelCallRecord } from './activation-tally.js';
 import { EventDecodeError } from './event-decode-error.js';
@@ -207,12 +206,7 @@ export class StagingContext implements ActivationContext {
     const result = this.resumeResult;
     if (result === undefined || (this.resumeToolName !== undefined && this.resumeToolName !== tool.name)) return undefined;
     if (result.status !== 'ok') return { status: result.status, intentId: result.intentId, errorMessage: result.errorMessage };
-    const value = result.json();
-    if (tool.output === undefined) return { status: 'ok', intentId: result.intentId, value: value as R };
-    const checked = tool.output['~standard'].validate(value);
-    if (checked instanceof Promise) throw new TypeError(`the output schema of tool '${tool.name}' validates asynchronously; ctx.toolResult needs a synchronous one`);
-    if (checked.issues !== undefined) throw new TerminalError(`the result of tool '${tool.name}' does not match its output schema: ${describeIssues(checked.issues)}`);
-    return { status: 'ok', intentId: result.intentId, value: checked.value };
+    return { status: 'ok', intentId: result.intentId, value: checkToolOutput(tool, result.json()) };
   }
 
   requestApproval(args: JsonValue = {}, options: { readonly channel?: string; readonly ttlMs?: number } = {}): string {

@@ -52,6 +52,17 @@ export interface AgentDefinition<TEvent = unknown> {
   /** Overrides the activator's activation timeout for this agent (ms). */
   readonly timeoutMs?: number;
   /**
+   * Where the handler runs. `event-loop` (the default): on the activator's thread, where a
+   * synchronous handler that overruns its timeout blocks every key of the activator until it
+   * returns (it then commits nothing but its `activation_timeout` record). `worker`: in a worker
+   * thread of a bounded per-agent pool (`activator.workersPerAgent`), its context answered by the
+   * activator's thread; on timeout the thread is terminated, so a CPU-bound handler cannot stall
+   * other keys. Each call on `ctx` is then a message between threads (microseconds), the event must
+   * survive structured cloning, and `ctx.signal` never aborts (the thread is stopped instead).
+   * Overridable per agent in the configuration (`isolation`). See docs/decisions/0070.
+   */
+  readonly isolation?: AgentIsolation;
+  /**
    * Tools the agent uses: read-only ones run inline through `ctx.runTool`; naming side-effecting
    * ones lets `ctx.act` refuse unknown or read-only tool names early. Without `tools`, `act` accepts
    * any tool name and the effector rejects unknown ones.
@@ -68,6 +79,9 @@ export interface AgentDefinition<TEvent = unknown> {
    */
   readonly budget?: TokenBudget;
 }
+
+/** Where an agent's handler runs (`AgentDefinition.isolation`). */
+export type AgentIsolation = 'event-loop' | 'worker';
 
 /** The pattern every agent name must match (it is a NATS subject token and a KV key segment). */
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;

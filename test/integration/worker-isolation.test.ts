@@ -1,0 +1,90 @@
+// Layer 3: an agent with `isolation: 'worker'` against a real activator and nats-server. Its handler
+// runs in a worker thread; a synchronous busy loop past the timeout is ended by terminating the
+// thread, only its activation_timeout record commits, and the activator keeps serving other keys
+// meanwhile (issue 12, defect 3; docs/decisions/0070).
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeErrorRecord, ErrorReason } from '#core';
+import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { answerTool, storedIntents } from '../harness/intents.js';
+
+const text = new TextDecoder();
+const json = (data: Uint8Array): unknown => JSON.parse(text.decode(data));
+
+/** CPU seconds (user + system) the process has used so far, from /proc (Linux clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The share of one core the process used over `ms` of wall time. */
+async function cpuShare(pid: number, ms: number): Promise<number> {
+  const before = cpuSeconds(pid);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return (cpuSeconds(pid) - before) / ((performance.now() - started) / 1000);
+}
+
+describe('worker-isolated agents', () => {
+  let cluster: TestCluster;
+  let activatorPid: number;
+
+  beforeAll(async () => {
+    cluster = await startCluster({
+      agentModules: ['test/fixtures/agents/grinder.agent.mjs', 'test/fixtures/agents/ring.agent.mjs'],
+      modelScript: 'test/fixtures/models/echo-model.mjs',
+    });
+    activatorPid = cluster.services.get('activator')!.process.pid!;
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('runs a normal handler in a worker: its output, memory, model call and tool intent commit, and the tool result resumes it', async () => {
+    const outputs = await collect(cluster.client.nc, 'agents.output.grinder.calm');
+    await cluster.client.publishEvent('grinder', 'calm', JSON.stringify({ text: 'hello' }));
+    const [first] = await outputs.waitForCount(1);
+    expect(json(first!.data)).toEqual({ key: 'calm', seq: 0, count: 1, spun: 'no' });
+    let intents = await storedIntents(cluster.client, 'grinder', 'calm');
+    for (let tries = 0; intents.length === 0 && tries < 100; tries++) intents = await storedIntents(cluster.client, 'grinder', 'calm');
+    expect(intents.map((i) => [i.toolName, i.argsJson, i.seq, i.stepIndex])).toEqual([['lookup', '{"text":"hello"}', 0, 1]]);
+    await answerTool(cluster.client, intents[0]!, { found: 42 });
+    const [, final] = await outputs.waitForCount(2);
+    expect(json(final!.data)).toEqual({ answer: 'echo:hello', lookup: { found: 42 } });
+  });
+
+  it('terminates a handler that busy-loops past its timeout: other keys go on meanwhile, only its activation_timeout record commits, and the CPU goes idle', async () => {
+    const spinner = await collect(cluster.client.nc, 'agents.output.grinder.spinner');
+    const neighbour = await collect(cluster.client.nc, 'agents.output.grinder.neighbour');
+    const onTheLoop = await collect(cluster.client.nc, 'agents.output.ring.side');
+    const timeouts = await collect(cluster.client.nc, 'agents.errors.grinder.activation_timeout');
+
+    await cluster.client.publishEvent('grinder', 'spinner', JSON.stringify({ spin: true }));
+    // Wait until the loop burns a core, then show the activator still serves other keys: another key
+    // of the same agent (on the pool's second worker) and a key of an agent on the event loop.
+    for (let tries = 0; (await cpuShare(activatorPid, 150)) < 0.7; tries++) expect(tries).toBeLessThan(40);
+    expect(timeouts.messages).toHaveLength(0);
+    await cluster.client.publishEvent('grinder', 'neighbour', JSON.stringify({ text: 'meanwhile' }));
+    await cluster.client.publishEvent('ring', 'side', 'meanwhile');
+    const [served] = await neighbour.waitForCount(1);
+    const [ringServed] = await onTheLoop.waitForCount(1);
+    expect(timeouts.messages).toHaveLength(0);
+    expect(json(served!.data)).toEqual({ key: 'neighbour', seq: 0, count: 1, spun: 'no' });
+    expect(text.decode(ringServed!.data)).toBe('meanwhile#0');
+
+    const [timeout] = await timeouts.waitForCount(1);
+    const record = decodeErrorRecord(timeout!.data);
+    expect(record.reason).toBe(ErrorReason.ActivationTimeout);
+    expect(text.decode(record.entityKey)).toBe('spinner');
+    await cluster.services.get('activator')!.waitForLine(/terminated a worker of agent 'grinder'/);
+    // The thread is gone: the process is back to (nearly) idle.
+    expect(await cpuShare(activatorPid, 1000)).toBeLessThan(0.4);
+
+    // The key goes on, on the state before the loop: no staged output, no memory write, same seq.
+    await cluster.client.publishEvent('grinder', 'spinner', JSON.stringify({ text: 'after' }));
+    const [after] = await spinner.waitForCount(1);
+    expect(json(after!.data)).toEqual({ key: 'spinner', seq: 0, count: 1, spun: 'no' });
+    expect(spinner.messages.map((m) => text.decode(m.data))).not.toContain('staged before the loop');
+  });
+});
