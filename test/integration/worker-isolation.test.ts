@@ -3,10 +3,14 @@
 // thread, only its activation_timeout record commits, and the activator keeps serving other keys
 // meanwhile (issue 12, defect 3; docs/decisions/0070).
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeErrorRecord, ErrorReason } from '#core';
 import { collect, startCluster, type TestCluster } from '../harness/index.js';
 import { answerTool, storedIntents } from '../harness/intents.js';
+import { eventually, opsUrl, scrape, value } from '../observability/prometheus-text.js';
 
 const text = new TextDecoder();
 const json = (data: Uint8Array): unknown => JSON.parse(text.decode(data));
@@ -29,16 +33,24 @@ async function cpuShare(pid: number, ms: number): Promise<number> {
 describe('worker-isolated agents', () => {
   let cluster: TestCluster;
   let activatorPid: number;
+  let dir: string;
+  const metrics = async (): ReturnType<typeof scrape> => scrape(await opsUrl(cluster.services.get('activator')!));
 
   beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'worker-isolation-'));
+    const config = join(dir, 'agents.yaml');
+    // flaky's definition says nothing about isolation: the configuration puts it in workers.
+    await writeFile(config, JSON.stringify({ activator: { maxActivationAttempts: 2 }, isolation: { flaky: 'worker' } }));
     cluster = await startCluster({
-      agentModules: ['test/fixtures/agents/grinder.agent.mjs', 'test/fixtures/agents/ring.agent.mjs'],
+      agentModules: ['test/fixtures/agents/grinder.agent.mjs', 'test/fixtures/agents/ring.agent.mjs', 'test/fixtures/agents/flaky.agent.mjs'],
       modelScript: 'test/fixtures/models/echo-model.mjs',
+      env: { AGENTS_CONFIG: config, AGENTS_OPS_PORT: '0' },
     });
     activatorPid = cluster.services.get('activator')!.process.pid!;
   }, 120_000);
   afterAll(async () => {
     await cluster?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
   it('runs a normal handler in a worker: its output, memory, model call and tool intent commit, and the tool result resumes it', async () => {
@@ -78,6 +90,7 @@ describe('worker-isolated agents', () => {
     expect(record.reason).toBe(ErrorReason.ActivationTimeout);
     expect(text.decode(record.entityKey)).toBe('spinner');
     await cluster.services.get('activator')!.waitForLine(/terminated a worker of agent 'grinder'/);
+    expect(value(await metrics(), 'agents_worker_terminations_total', { agent: 'grinder', cause: 'timeout' })).toBe(1);
     // The thread is gone: the process is back to (nearly) idle.
     expect(await cpuShare(activatorPid, 1000)).toBeLessThan(0.4);
 
@@ -86,5 +99,30 @@ describe('worker-isolated agents', () => {
     const [after] = await spinner.waitForCount(1);
     expect(json(after!.data)).toEqual({ key: 'spinner', seq: 0, count: 1, spun: 'no' });
     expect(spinner.messages.map((m) => text.decode(m.data))).not.toContain('staged before the loop');
+  });
+
+  it('fails an attempt whose worker thread dies with an activation_error naming it, replaces the worker, and the key goes on', async () => {
+    const errors = await collect(cluster.client.nc, 'agents.errors.grinder.activation_error');
+    const outputs = await collect(cluster.client.nc, 'agents.output.grinder.crasher');
+    await cluster.client.publishEvent('grinder', 'crasher', JSON.stringify({ crash: true }));
+    await cluster.client.publishEvent('grinder', 'crasher', JSON.stringify({ text: 'next' }));
+    const record = decodeErrorRecord((await errors.waitForCount(1))[0]!.data);
+    expect(text.decode(record.entityKey)).toBe('crasher');
+    expect(record.detail).toMatch(/^AgentWorkerError: the worker of agent 'grinder' crashed: stray failure in the worker failed_at_step=0 /);
+    const [next] = await outputs.waitForCount(1);
+    expect(json(next!.data)).toEqual({ key: 'crasher', seq: 0, count: 1, spun: 'no' });
+    // Counted once the dead thread is reaped, which may follow the record.
+    await eventually(metrics, (samples) => value(samples, 'agents_worker_terminations_total', { agent: 'grinder', cause: 'crash' }) === 1, 'the crash counted');
+  });
+
+  it('runs an agent the configuration isolates in workers, and its RetryableError stays retryable across the thread boundary', async () => {
+    const errors = await collect(cluster.client.nc, 'agents.errors.flaky.activation_error');
+    await cluster.client.publishEvent('flaky', 'busy', { text: 'never', fail: 10 });
+    const record = decodeErrorRecord((await errors.waitForCount(1))[0]!.data);
+    expect(record.detail).toMatch(/^RetryableError: downstream busy \(attempt \d+\) .* attempts=2$/);
+    const samples = await metrics();
+    expect(value(samples, 'agents_agent_workers', { agent: 'flaky' })).toBeGreaterThanOrEqual(1);
+    expect(value(samples, 'agents_agent_workers', { agent: 'grinder' })).toBeGreaterThanOrEqual(1);
+    expect(value(samples, 'agents_agent_workers', { agent: 'ring' })).toBe(0);
   });
 });

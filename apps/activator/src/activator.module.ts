@@ -31,15 +31,25 @@ import { buildModelProvider } from './model-provider.factory.js';
     { provide: NATS_CLIENT_NAME, useValue: 'activator' },
     {
       provide: AGENT_WORKERS,
-      inject: [RUNTIME_CONFIG],
-      useFactory: (config: RuntimeConfig) => {
+      inject: [RUNTIME_CONFIG, RUNTIME_METRICS],
+      useFactory: (config: RuntimeConfig, metrics: RuntimeMetrics) => {
         const logger = new Logger('AgentWorkers');
-        return new AgentWorkers({
+        const workers = new AgentWorkers({
           modules: config.agentModules,
           cwd: process.cwd(),
           size: config.activator.workersPerAgent,
-          onTerminated: (agent) => logger.warn(`terminated a worker of agent '${agent}': its attempt timed out (recorded as activation_timeout)`),
+          onTerminated: (agent, cause) => {
+            metrics.workerTerminations.inc({ agent, cause });
+            logger.warn(
+              cause === 'timeout'
+                ? `terminated a worker of agent '${agent}': its attempt timed out (recorded as activation_timeout)`
+                : `a worker of agent '${agent}' died mid-attempt (recorded as activation_error); the next attempt starts another`,
+            );
+          },
+          onWarmFailed: (agent, error) => logger.warn(`the first worker of agent '${agent}' did not start (its first attempt tries again): ${error.message}`),
         });
+        metrics.agentWorkersSource = () => workers.live();
+        return workers;
       },
     },
     {

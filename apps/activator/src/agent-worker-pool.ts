@@ -31,9 +31,12 @@ export interface AgentWorkerPoolOptions {
   readonly cwd: string;
   /** Live workers at most (`activator.workersPerAgent`). */
   readonly size: number;
-  /** Told after a worker was terminated because its attempt timed out (logs, tests). */
-  readonly onTerminated?: (agent: string) => void;
+  /** Told after a worker ended mid-attempt: terminated at the attempt's timeout, or crashed (logs, metrics). */
+  readonly onTerminated?: (agent: string, cause: WorkerEndCause) => void;
 }
+
+/** Why a worker ended mid-attempt. */
+export type WorkerEndCause = 'timeout' | 'crash';
 
 /** A worker-backed handler failed outside the agent's code (the worker died or could not start). */
 export class AgentWorkerError extends Error {
@@ -129,25 +132,35 @@ export class AgentWorkerPool {
         finish();
         Atomics.store(flagView, 0, FlagValue.Abandoned);
         Atomics.notify(flagView, 0);
-        this.discard(worker, true);
+        this.discard(worker, 'timeout');
         reject(signal.reason);
       };
       const died = (error: Error): void => {
         if (done) return;
         finish();
-        this.discard(worker, false);
+        this.discard(worker, 'crash');
         reject(new AgentWorkerError(`the worker of agent '${this.options.agent}' crashed: ${error.message}`, { cause: error }));
       };
       const exited = (code: number): void => {
         if (done) return;
         finish();
-        this.discard(worker, false);
+        this.discard(worker, 'crash');
         reject(new AgentWorkerError(`the worker of agent '${this.options.agent}' exited with code ${code}`));
       };
       signal.addEventListener('abort', abandon, { once: true });
       worker.once('error', died);
       worker.once('exit', exited);
     });
+  }
+
+  /**
+   * Starts one worker ahead of the first attempt, so that attempt does not spend its timeout on a
+   * thread start and a module import. Rejects with `AgentWorkerError` when the worker cannot start
+   * (the first attempt then tries again).
+   */
+  async warm(): Promise<void> {
+    if (this.closed || this.workers.size > 0) return;
+    this.release(await this.spawn());
   }
 
   /** Terminates every worker; attempts waiting for one are refused. Idempotent. */
@@ -220,7 +233,7 @@ export class AgentWorkerPool {
   /** A worker that finished its attempt: to the first waiting attempt, else idle. */
   private release(worker: Worker): void {
     if (this.closed || !this.workers.has(worker)) {
-      this.discard(worker, false);
+      this.discard(worker, undefined);
       return;
     }
     const next = this.waiting.shift();
@@ -229,10 +242,10 @@ export class AgentWorkerPool {
   }
 
   /** A worker that must not run again: terminated; a waiting attempt gets a fresh one. */
-  private discard(worker: Worker, timedOut: boolean): void {
+  private discard(worker: Worker, cause: WorkerEndCause | undefined): void {
     this.workers.delete(worker);
     void worker.terminate().then(() => {
-      if (timedOut) this.options.onTerminated?.(this.options.agent);
+      if (cause !== undefined) this.options.onTerminated?.(this.options.agent, cause);
     });
     const next = this.waiting.shift();
     if (next !== undefined && !this.closed) this.spawn().then(next.grant, next.refuse);

@@ -12,7 +12,12 @@ import { AgentWorkerPool, type AgentWorkerPoolOptions } from './agent-worker-poo
 export class AgentWorkers {
   private readonly pools = new Map<string, AgentWorkerPool>();
 
-  constructor(private readonly options: Omit<AgentWorkerPoolOptions, 'agent'>) {}
+  constructor(
+    private readonly options: Omit<AgentWorkerPoolOptions, 'agent'> & {
+      /** Told when the worker started ahead of an agent's first attempt could not start (the attempt tries again). */
+      readonly onWarmFailed?: (agent: string, error: Error) => void;
+    },
+  ) {}
 
   /**
    * The agents as the activator runs them: a worker-isolated agent's handler replaced by one that
@@ -27,15 +32,16 @@ export class AgentWorkers {
       }
       const pool = new AgentWorkerPool({ ...this.options, agent: name });
       this.pools.set(name, pool);
+      void pool.warm().catch((error: unknown) => this.options.onWarmFailed?.(name, error instanceof Error ? error : new Error(String(error))));
       const handler: AgentHandler = (ctx) => pool.run(ctx) as ReturnType<AgentHandler>;
       out.set(name, { ...agent, handler });
     }
     return out;
   }
 
-  /** Live workers of `agent` (0 when it is not worker-isolated). */
-  workersOf(agent: string): number {
-    return this.pools.get(agent)?.size ?? 0;
+  /** Live workers by worker-isolated agent (the `agents_agent_workers` gauge). */
+  live(): Map<string, number> {
+    return new Map([...this.pools].map(([agent, pool]) => [agent, pool.size]));
   }
 
   /** Terminates every worker (after the activator drained its in-flight activations). */

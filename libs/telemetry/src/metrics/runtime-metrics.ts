@@ -232,6 +232,33 @@ export class RuntimeMetrics {
     },
   });
 
+  /** Where {@link agentWorkers} reads its values at scrape time: live worker threads by worker-isolated agent (the activator sets it). */
+  agentWorkersSource: () => ReadonlyMap<string, number> = () => new Map();
+
+  /** Worker threads running worker-isolated agents (`isolation: worker`), by agent, read at scrape time. */
+  readonly agentWorkers = new Gauge({
+    name: 'agents_agent_workers',
+    help: 'Live worker threads of worker-isolated agents in this activator, by agent',
+    labelNames: ['agent'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.agentWorkers.reset();
+      for (const [agent, count] of this.agentWorkersSource()) this.agentWorkers.set({ agent }, count);
+    },
+  });
+
+  /**
+   * Worker threads of worker-isolated agents that ended mid-attempt: `timeout` (terminated when the
+   * attempt outran its timeout; the attempt recorded `activation_timeout`) or `crash` (the thread
+   * died; the attempt recorded `activation_error`). Each is replaced on demand.
+   */
+  readonly workerTerminations = new Counter({
+    name: 'agents_worker_terminations_total',
+    help: 'Worker threads of worker-isolated agents ended mid-attempt, by agent and cause (timeout, crash)',
+    labelNames: ['agent', 'cause'] as const,
+    registers: [this.registry],
+  });
+
   /** Keys whose working memory crossed the soft cap (75 % of 1 MiB). */
   readonly softCapWarnings = new Counter({
     name: 'agents_memory_soft_cap_warnings_total',
