@@ -117,7 +117,7 @@ ingress, the listener. Each service gets only the secrets it uses.
 {{- $v := .root.Values -}}
 {{- $dir := include "nats-agents.secretsDir" .root -}}
 {{- $cfg := dict "prefix" $v.config.prefix "partitions" $v.config.partitions -}}
-{{- range $section := list "streams" "activator" "ingress" "effector" "longterm" -}}
+{{- range $section := list "streams" "activator" "isolation" "ingress" "effector" "longterm" -}}
 {{- if hasKey $v.config $section -}}
 {{- $_ := set $cfg $section (deepCopy (get $v.config $section)) -}}
 {{- end -}}
