@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { connect, credsAuthenticator, nkeyAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { NatsConnectionImpl, setTransportFactory } from '@nats-io/nats-core/internal';
+import { credsAuthenticator, nkeyAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { nodeResolveHost } from '@nats-io/transport-node/lib/node_transport.js';
+import { CoalescingNodeTransport } from './coalescing-node-transport.js';
 import type { RuntimeConfig } from '#config';
 
 /**
@@ -15,6 +18,11 @@ import type { RuntimeConfig } from '#config';
  * that names the operation and key, so those stacks bought nothing but CPU and garbage (about a
  * tenth of the activator's time in `npm run bench`). Failures are still raised, with the same
  * classes and codes.
+ *
+ * The connection runs on {@link CoalescingNodeTransport}: the official Node transport with one
+ * socket write per event-loop turn instead of one per client flush (decision 0067). The transport
+ * factory is process-wide in the client, so it is set before every connect (a reconnect asks the
+ * factory again).
  *
  * A first connection that fails throws {@link NatsConnectFailed}, naming the URL (the client's own
  * error, e.g. `CONNECTION_REFUSED`, does not say where).
@@ -43,7 +51,8 @@ export async function connectNats(config: RuntimeConfig['nats'], name: string): 
     };
   }
   try {
-    return await connect(options);
+    setTransportFactory({ factory: () => new CoalescingNodeTransport(), dnsResolveFn: nodeResolveHost });
+    return await NatsConnectionImpl.connect(options);
   } catch (error) {
     throw new NatsConnectFailed(`cannot connect to NATS at ${withoutUserInfo(config.url)}: ${(error as Error).message}`, { cause: error });
   }
