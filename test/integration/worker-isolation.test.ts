@@ -53,7 +53,7 @@ describe('worker-isolated agents', () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it('runs a normal handler in a worker: its output, memory, model call and tool intent commit, and the tool result resumes it', async () => {
+  it('runs a normal handler in a worker: its output, memory, model call and tool intent commit, the tool result resumes it, and the replay cache answers its repeated request', async () => {
     const outputs = await collect(cluster.client.nc, 'agents.output.grinder.calm');
     await cluster.client.publishEvent('grinder', 'calm', JSON.stringify({ text: 'hello' }));
     const [first] = await outputs.waitForCount(1);
@@ -63,7 +63,10 @@ describe('worker-isolated agents', () => {
     expect(intents.map((i) => [i.toolName, i.argsJson, i.seq, i.stepIndex])).toEqual([['lookup', '{"text":"hello"}', 0, 1]]);
     await answerTool(cluster.client, intents[0]!, { found: 42 });
     const [, final] = await outputs.waitForCount(2);
-    expect(json(final!.data)).toEqual({ answer: 'echo:hello', lookup: { found: 42 } });
+    expect(json(final!.data)).toEqual({ answer: 'echo:hello', again: 'echo:hello', lookup: { found: 42 } });
+    const samples = await metrics();
+    expect(value(samples, 'agents_model_calls_total', { agent: 'grinder', cache: 'miss' })).toBe(1);
+    expect(value(samples, 'agents_model_calls_total', { agent: 'grinder', cache: 'hit' })).toBe(1);
   });
 
   it('terminates a handler that busy-loops past its timeout: other keys go on meanwhile, only its activation_timeout record commits, and the CPU goes idle', async () => {
