@@ -6,7 +6,6 @@ import {
   NO_CLUSTER_KEYS,
   sealElement,
   type ActorRuntime,
-  type Addressing,
   type AgentDefinition,
   type ClusterKeys,
   type LongTermStore,
@@ -17,7 +16,7 @@ import {
 import { AGENT_CATALOG, assertCanVerify, loadClusterKeys, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { JetStreamApiCodes, JetStreamApiError, type StoredMsg } from '@nats-io/jetstream';
 import pRetry from 'p-retry';
-import { encodeKeyToken, type Topology } from '#routing';
+import { topologyAddressing, type Topology } from '#routing';
 import { acquirePartitionConsumer, documentCheck, EntityPauses, KvAgentTokenLedger, NatsService, pauseAckKey, PROVISIONING, toMsgHdrs, TOPOLOGY, type ProvisionReport } from '#transport';
 import { ActivatorObserver } from './activator-observer.js';
 import { AGENT_WORKERS, LONGTERM_STORE, MODEL_PROVIDER, OUTBOX_PUBLISHER, RUNTIME_METRICS, SCHEDULER_CLOCK, STATE_STORE } from './activator.tokens.js';
@@ -88,7 +87,8 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       publisher: this.publisher,
       agents: this.agents,
       provider: this.provider,
-      addressing: topologyAddressing(this.topology),
+      // With the journal on, a completed activation that called the model journals its responses (decision 0073).
+      addressing: topologyAddressing(this.topology, { journal: this.config.activator.replayJournal }),
       timers: this.clock,
       monotonicMs: () => this.clock.monotonicMs(),
       // Only for the next-attempt time a held key's document shows.
@@ -284,15 +284,4 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
   private partitionOfStateKey(stateKey: string): number {
     return this.topology.partitionOf(stateKey.slice(stateKey.indexOf('.') + 1));
   }
-}
-
-/** The core's addressing port over the deployment's topology. */
-export function topologyAddressing(topology: Topology): Addressing {
-  return {
-    output: (agent, key) => topology.output(agent, encodeKeyToken(key)),
-    error: (agent, reason) => topology.errors(agent, reason),
-    intent: (agent, tool) => topology.intents(agent, tool),
-    approvalRequest: (agent, key) => topology.approvalRequests(agent, encodeKeyToken(key)),
-    inboxStream: topology.streams.inbox.name,
-  };
 }

@@ -49,7 +49,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
     '`publish --wait`: the event was answered by an error record (printed to stderr, or as `{"kind":"error",...}` with `--json`); `bench`: fewer outputs than events (error records or timed-out keys)',
   [ExitCode.diverged]: '`replay`: the replay diverged from the recording: an output, intent, approval request, error record, memory entry or the continuation differs (each is printed with its element)',
   [ExitCode.irreproducible]:
-    "`replay`: the replay cannot decide: a model call the snapshot holds no response for, typically in an activation that completed before the snapshot (its responses are not kept); give `--model-script` to answer it, or `--through` to stop before it",
+    "`replay`: the replay cannot decide: a model call the snapshot holds no response for, typically in an activation that completed before the snapshot and was not journaled (the deployment's replay journal off or aged out, or an older snapshot); give `--model-script` to answer it, or `--through` to stop before it",
   [ExitCode.tryAgain]:
     '`erase`: the erasure did not complete but is safe to repeat (no memory-store answered, an activator did not acknowledge the pause, or passes kept finding new data); run the same command again, with the same `--request-id` if you gave one',
 };
@@ -609,7 +609,7 @@ function addBench(program: Command, config: ConfigOf): void {
 function addSnapshot(program: Command, config: ConfigOf): void {
   program
     .command('snapshot')
-    .description("write one versioned file with what the deployment holds about a key: committed state, inbox elements (applied and not), outputs, intents, approval requests, error records, effector records (personal data: see docs/memory.md)")
+    .description("write one versioned file with what the deployment holds about a key: committed state, inbox elements (applied and not), outputs, intents, approval requests, error records, effector records, the replay journal's model responses (personal data: see docs/memory.md)")
     .argument('<agent>', 'agent name')
     .argument('<key>', 'entity key (text)')
     .option('-o, --out <file>', 'write the snapshot here (default: stdout)')
@@ -624,7 +624,7 @@ function addSnapshot(program: Command, config: ConfigOf): void {
         if (options.out === undefined) process.stdout.write(bytes);
         else {
           writeFileSync(options.out, bytes, { mode: 0o600 });
-          console.error(`wrote ${options.out}: ${snapshot.inbox.length} inbox elements, ${snapshot.outputs.length} outputs, ${snapshot.intents.length} intents, ${snapshot.errors.length} error records${snapshot.redacted ? ' (redacted)' : ''}`);
+          console.error(`wrote ${options.out}: ${snapshot.inbox.length} inbox elements, ${snapshot.outputs.length} outputs, ${snapshot.intents.length} intents, ${snapshot.errors.length} error records, ${snapshot.journal.length} journaled activations${snapshot.redacted ? ' (redacted)' : ''}`);
         }
       } finally {
         await nc.drain();

@@ -1,12 +1,13 @@
 /**
  * Reads what a deployment holds about one (agent, key) into a key snapshot (docs/replay.md): the
  * committed state, the key's inbox lane, its outputs, tool intents, approval requests and error
- * records, and the effector's records of its tool intents. Read-only: it uses ordered consumers
+ * records, the effector's records of its tool intents, and its replay journal (the model responses
+ * of its completed activations, decision 0073). Read-only: it uses ordered consumers
  * (ephemeral, deleted when done) and KV gets, so taking a snapshot changes nothing and can be
  * repeated; what it copies is a moment's view (a key that is being activated may be caught between
  * a commit and its publish, which a replay then reports).
  */
-import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
@@ -21,7 +22,7 @@ import {
   type RecordedEffect,
   type RecordedMessage,
 } from '#core';
-import { encodeKeyToken, erasureScope, type Topology } from '#routing';
+import { encodeKeyToken, entityDigest, erasureScope, type Topology } from '#routing';
 import { fromMsgHdrs } from '#transport';
 
 /** What to snapshot. */
@@ -47,6 +48,19 @@ async function readFiltered(js: JetStreamClient, stream: string, filter: string)
   }
   await messages.close();
   return out;
+}
+
+/**
+ * The key's replay journal; empty when the deployment has no journal stream yet (provisioned by a
+ * binary before decision 0073): such a snapshot replays as a version 1 snapshot would.
+ */
+async function readJournal(js: JetStreamClient, topology: Topology, agent: string, key: Uint8Array): Promise<RecordedMessage[]> {
+  try {
+    return await readFiltered(js, topology.streams.journal.name, topology.journal(agent, entityDigest(key)));
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return [];
+    throw error;
+  }
 }
 
 const sameKey = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
@@ -85,6 +99,8 @@ export async function exportKeySnapshot(nc: NatsConnection, topology: Topology, 
     }
   });
 
+  const journal = await readJournal(js, topology, agent, key);
+
   const effectsBucket = await kvm.open(topology.buckets.effects, { bindOnly: true });
   const effects: RecordedEffect[] = [];
   for (const intent of tools) {
@@ -107,6 +123,7 @@ export async function exportKeySnapshot(nc: NatsConnection, topology: Topology, 
     intents: [...approvals, ...tools].sort((a, b) => a.streamSeq - b.streamSeq),
     errors,
     effects,
+    journal,
   };
   return request.redact ? redactKeySnapshot(snapshot, token) : snapshot;
 }

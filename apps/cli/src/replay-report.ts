@@ -74,10 +74,10 @@ export function printReplayReport(report: ReplayReport, options: { readonly json
 }
 
 /**
- * What to do about an irreproducible replay. A completed activation's model responses are not in
- * the cluster (decisions 0016, 0061), so no snapshot can hold them: a scripted model answers them,
- * the elements before can be checked alone, or a snapshot taken while that activation is suspended
- * holds its responses.
+ * What to do about an irreproducible replay. A completed activation's model responses are in a
+ * snapshot only when the deployment journaled them (decision 0073): without that, a scripted model
+ * answers them, the elements before can be checked alone, the journal can be turned on for later
+ * activations, or a snapshot taken while that activation is suspended holds its responses.
  */
 export function irreproducibleRemedies(report: Extract<ReplayReport, { outcome: 'irreproducible' }>): string[] {
   const models = [...new Set(report.misses.map((m) => m.model))].join(', ');
@@ -85,6 +85,11 @@ export function irreproducibleRemedies(report: Extract<ReplayReport, { outcome: 
   return [
     `to replay element ${report.element} and after: add --model-script <module>, a fake-model script whose \`rules\` answer model ${models} (as AGENTS_MODEL_SCRIPT; see docs/replay.md#model-responses)`,
     ...(report.element > 1 ? [`to check the elements before it: --through ${report.element - 1}`] : []),
-    ...(completed ? ["to replay that activation with its recorded responses: take the snapshot while the key is suspended in it (a suspension's responses are in its state)"] : []),
+    ...(completed
+      ? [
+          'to record the responses of activations to come: keep activator.replayJournal on (the default) and streams.journalMaxAgeMs at least as long as the inbox keeps elements (docs/replay.md#the-replay-journal)',
+          "to replay that activation with its recorded responses: take the snapshot while the key is suspended in it (a suspension's responses are in its state)",
+        ]
+      : []),
   ];
 }

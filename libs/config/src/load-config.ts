@@ -57,6 +57,8 @@ export const ConfigEnv = {
   AGENTS_SIGNING_KEY_FILE: ['signing', 'keyFile'],
   /** File holding the cluster keyring (`key_id=base64` lines). */
   AGENTS_KEYRING_FILE: ['signing', 'keyringFile'],
+  /** Activators: journal completed activations' model responses for offline replay (`true`/`false`; default true). */
+  AGENTS_REPLAY_JOURNAL: ['activator', 'replayJournal'],
   /** Long-term memory backend URI (unset = tier off); may carry credentials, never logged unredacted. */
   AGENTS_LONGTERM_URI: ['longterm', 'uri'],
   /** Activators: use the long-term tier through the memory-store (`true`/`false`; default: on when the URI is set). */
@@ -80,7 +82,7 @@ export const ConfigEnv = {
 } as const;
 
 const numeric = new Set(['partitions', 'activationTimeoutMs', 'httpPort', 'replicas', 'leaseTtlMs', 'port']);
-const booleans = new Set(['enabled']);
+const booleans = new Set(['enabled', 'replayJournal']);
 
 /**
  * Loads and validates the runtime configuration. Pure but for reading `file`: the same sources

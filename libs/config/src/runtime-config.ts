@@ -47,6 +47,12 @@ export const StreamsConfigSchema = z.strictObject({
   outputMaxAgeMs: positiveInt.default(7 * 24 * 3_600_000),
   /** Retention of erasure audit records; 0 keeps them forever. */
   auditMaxAgeMs: z.number().int().min(0).default(0),
+  /**
+   * Retention of the replay journal (completed activations' model responses, decision 0073).
+   * Absent: `inboxMaxAgeMs`, since a replay needs the key's inbox elements too. Shorter saves space
+   * and makes replays of older activations need `--model-script` again.
+   */
+  journalMaxAgeMs: positiveInt.optional(),
 });
 
 export const ActivatorConfigSchema = z.strictObject({
@@ -89,6 +95,13 @@ export const ActivatorConfigSchema = z.strictObject({
    * activations and replaced when a timeout terminates it.
    */
   workersPerAgent: z.number().int().min(1).max(64).default(2),
+  /**
+   * Journal each completed activation's model responses (one message on the journal stream per
+   * activation that called the model; none for one that did not), so `nats-agents replay` answers
+   * them without `--model-script` (decision 0073). Off: no journal is written and replays of finished
+   * model-calling activations need a scripted model.
+   */
+  replayJournal: z.boolean().default(true),
 });
 
 export const IngressConfigSchema = z.strictObject({

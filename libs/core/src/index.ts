@@ -16,6 +16,7 @@ export { intentId } from './ids/intent-id.js';
 export { traceId, spanId } from './ids/trace-id.js';
 export {
   outputMessageId,
+  journalMessageId,
   errorMessageId,
   ingressErrorMessageId,
   redriveMessageId,
@@ -195,7 +196,8 @@ export type { ReplayOptions, ReplayStep, ReplayReport } from './snapshot/replay-
 export { DivergenceSubject, DivergenceProblem } from './snapshot/replay-divergence.js';
 export type { ReplayDivergence } from './snapshot/replay-divergence.js';
 export { CacheOnlyProvider, ReplayCacheMiss } from './snapshot/cache-only-provider.js';
-export type { CacheMissRecord } from './snapshot/cache-only-provider.js';
+export type { CacheMissRecord, JournaledActivation } from './snapshot/cache-only-provider.js';
+export { encodeJournalPayload, decodeJournalPayload } from './replay/replay-journal.js';
 
 // test doubles and the offline replay check: pure, side-effect free; the test kit (#testing,
 // `@nats-agents/testing`) re-exports them, and the project's own specs use the same ones.
@@ -210,6 +212,6 @@ export type { HarnessOptions } from './testing/actor-runtime-harness.js';
 export { RecordingObserver } from './testing/recording-observer.js';
 export { T0, utf8Bytes, eventElement, resultElement, approvalElement, timerElement, timerFiring } from './testing/inbox-elements.js';
 export type { ElementOptions, ResultOptions, ApprovalOptions, TimerOptions } from './testing/inbox-elements.js';
-export { testAddressing } from './testing/test-addressing.js';
+export { journalingTestAddressing, testAddressing } from './testing/test-addressing.js';
 export { checkAgainstSnapshot, snapshotOfRecordedKey } from './testing/key-snapshot-check.js';
 export type { SnapshotCheckOptions, RecordedKey } from './testing/key-snapshot-check.js';

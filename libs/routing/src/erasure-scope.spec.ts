@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { entityDigest } from './entity-digest.js';
 import { erasureScope, kvSubject, parkedMarkerKey, timerIndexKey } from './erasure-scope.js';
 import { InboxKind } from './inbox-kind.js';
-import { encodeKeyToken, keyFromText } from './key-token.js';
+import { decodeKeyToken, encodeKeyToken, keyFromText } from './key-token.js';
 import { createTopology } from './topology.js';
 
 function subjectMatches(filter: string, subject: string): boolean {
@@ -29,6 +29,7 @@ function placesOf(token: string, agent: string): [string, string][] {
     ...Object.values(InboxKind).map((kind): [string, string] => [topology.streams.inbox.name, topology.inbox(p, agent, token, kind)]),
     [topology.streams.output.name, topology.output(agent, token)],
     [topology.streams.intents.name, topology.approvalRequests(agent, token)],
+    [topology.streams.journal.name, topology.journal(agent, entityDigest(decodeKeyToken(token)))],
     [`KV_${topology.buckets.state}`, kvSubject(topology.buckets.state, stateKey)],
     [`KV_${topology.buckets.timers}`, kvSubject(topology.buckets.timers, timerIndexKey(p, stateKey))],
     [`KV_${topology.buckets.timers}`, kvSubject(topology.buckets.timers, parkedMarkerKey(p, stateKey))],

@@ -4,6 +4,8 @@
  * (intents are addressed by tool, error records by reason). Derived from the topology alone, so the
  * eraser and the tests that check it agree on every place. Pure: no side effects on import.
  */
+import { entityDigest } from './entity-digest.js';
+import { decodeKeyToken } from './key-token.js';
 import { partitionOf } from './partition.js';
 import type { Topology } from './topology.js';
 
@@ -18,7 +20,7 @@ export interface ErasureScope {
   readonly token: string;
   /** The key's partition (its inbox lane and its timer index entries). */
   readonly partition: number;
-  /** Stream subjects that carry the token: ingest lanes, the inbox lane, outputs, approval requests. */
+  /** Stream subjects that carry the token (ingest lanes, the inbox lane, outputs, approval requests) or the key's digest (the replay journal). */
   readonly streamPurges: readonly StreamFilter[];
   /** The KV streams' subjects of the key: its actor documents (every agent) and timer index entries. */
   readonly kvPurges: readonly StreamFilter[];
@@ -64,6 +66,7 @@ export function erasureScope(topology: Topology, token: string): ErasureScope {
       { stream: streams.inbox.name, filter: `${p}.inbox.${partition}.*.${token}.*` },
       { stream: streams.output.name, filter: topology.outputFilter(undefined, token) },
       { stream: streams.intents.name, filter: `${p}.approval-requests.*.${token}` },
+      { stream: streams.journal.name, filter: `${p}.journal.*.${entityDigest(decodeKeyToken(token))}` },
     ],
     kvPurges: [
       { stream: kvStreamName(buckets.state), filter: kvSubject(buckets.state, `*.${token}`) },

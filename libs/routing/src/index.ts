@@ -53,4 +53,4 @@ export type { ErasureScope, StreamFilter } from './erasure-scope.js';
 export { RoutingError, KeyTokenError, ShardKeyError } from './errors.js';
 
 // the core's addressing port over a topology
-export { topologyAddressing } from './topology-addressing.js';
+export { topologyAddressing, type TopologyAddressingOptions } from './topology-addressing.js';

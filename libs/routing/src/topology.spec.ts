@@ -3,6 +3,7 @@ import { ErrorReason } from '#core';
 import type { ErrorReason as ErrorReasonType } from '#core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { entityDigest } from './entity-digest.js';
 import { KeyTokenError, RoutingError } from './errors.js';
 import { InboxKind } from './inbox-kind.js';
 import type { InboxKind as InboxKindType } from './inbox-kind.js';
@@ -33,6 +34,9 @@ function streamsCapturing(t: Topology, subject: string): string[] {
     .map((stream) => stream.name);
 }
 
+/** The entity digest of `user@example.com`. */
+const DIGEST = entityDigest(keyFromText('user@example.com'));
+
 const agentName = fc.stringMatching(/^[a-z][a-z0-9_-]{0,63}$/);
 const anyKeyToken = fc.uint8Array({ minLength: 1, maxLength: 64 }).map(encodeKeyToken);
 const inboxKind = fc.constantFrom(...Object.values(InboxKind));
@@ -49,6 +53,7 @@ describe('createTopology', () => {
       'AGENTS_INTENTS',
       'AGENTS_ERRORS',
       'AGENTS_AUDIT',
+      'AGENTS_JOURNAL',
     ]);
     expect(topology.buckets).toEqual({
       state: 'AGENTS_STATE',
@@ -98,6 +103,13 @@ describe('subject builders', () => {
     expect(topology.memory('search')).toBe('agents.memory.search');
     expect(topology.memoryFilter).toBe('agents.memory.*');
     expect(topology.stateKey('fraud-triage', token)).toBe('fraud-triage.user=40example=2Ecom');
+    expect(topology.journal('fraud-triage', DIGEST)).toBe(`agents.journal.fraud-triage.${DIGEST}`);
+  });
+
+  it('names a key in a journal subject by its digest only, never by a token', () => {
+    expect(() => topology.journal('fraud-triage', token)).toThrow(RoutingError);
+    expect(() => topology.journal('fraud-triage', DIGEST.toUpperCase())).toThrow(RoutingError);
+    expect(() => topology.journal('Bad.Agent', DIGEST)).toThrow(RoutingError);
   });
 
   it('builds wildcard filters over outputs and error records, narrowing only what is given', () => {
@@ -125,6 +137,7 @@ describe('subject builders', () => {
       [topology.approvalRequests('a', token), 'AGENTS_INTENTS'],
       [topology.errors('a', ErrorReason.MalformedInput), 'AGENTS_ERRORS'],
       [topology.auditErasure, 'AGENTS_AUDIT'],
+      [topology.journal('a', DIGEST), 'AGENTS_JOURNAL'],
     ];
     for (const [subject, stream] of expectations) expect(streamsCapturing(topology, subject)).toEqual([stream]);
     expect(streamsCapturing(topology, topology.memory('load'))).toEqual([]);

@@ -70,6 +70,12 @@ export type TopologyStreams = {
   readonly errors: StreamSpec;
   /** `<PREFIX>_AUDIT`: erasure audit records (hashes and counts, never entity data), kept apart from everything erasure purges. */
   readonly audit: StreamSpec;
+  /**
+   * `<PREFIX>_JOURNAL`: the replay journal, one message per completed activation that called the
+   * model, holding its model responses (decision 0073). No service consumes it: `snapshot` reads a
+   * key's by subject, erasure purges it.
+   */
+  readonly journal: StreamSpec;
 };
 
 /** The KV buckets of the contract (a type alias, so `Object.values` yields `string[]`). */
@@ -159,6 +165,14 @@ export interface Topology {
   admin(op: string): string;
   /** `<prefix>.audit.erasure`: where erasure audit records are published. */
   readonly auditErasure: string;
+  /**
+   * `<prefix>.journal.<agent>.<digest>`: the key's replay journal. `digest` is the entity digest
+   * (`entityDigest(key)`, 64 lowercase hex), not the key token: the journal holds model responses,
+   * and its subjects name the key no more than the erasure markers do.
+   *
+   * @throws {RoutingError} when `digest` is not 64 lowercase hex characters
+   */
+  journal(agent: string, digest: string): string;
   /** `<prefix>.output.<agent|*>.<token|*>`: a subscription filter over outputs (omitted parts match any). */
   outputFilter(agent?: string, token?: string): string;
   /** `<prefix>.errors.<agent|*>.<reason|*>`: a subscription filter over error records. */
@@ -202,6 +216,8 @@ const ERRORS = 'errors';
 const MEMORY = 'memory';
 const ADMIN = 'admin';
 const AUDIT = 'audit';
+const JOURNAL = 'journal';
+const DIGEST = /^[0-9a-f]{64}$/;
 const PARTITION_TOKEN = /^(0|[1-9][0-9]{0,4})$/;
 
 class TopologyImpl implements Topology {
@@ -226,6 +242,7 @@ class TopologyImpl implements Topology {
       intents: stream(`${upper}_INTENTS`, [`${p}.${INTENTS}.>`, `${p}.${APPROVAL_REQUESTS}.>`]),
       errors: stream(`${upper}_ERRORS`, [`${p}.${ERRORS}.>`]),
       audit: stream(`${upper}_AUDIT`, [`${p}.${AUDIT}.>`]),
+      journal: stream(`${upper}_JOURNAL`, [`${p}.${JOURNAL}.>`]),
     });
     this.buckets = Object.freeze({
       state: `${upper}_STATE`,
@@ -311,6 +328,11 @@ class TopologyImpl implements Topology {
       throw new RoutingError(`admin operation must match ${String(TOOL_NAME_PATTERN)}, got ${JSON.stringify(op)}`);
     }
     return `${this.prefix}.${ADMIN}.${op}`;
+  }
+
+  journal(agent: string, digest: string): string {
+    if (!DIGEST.test(digest)) throw new RoutingError(`journal subjects name a key by its sha256 digest (64 lowercase hex), got ${JSON.stringify(digest.slice(0, 80))}`);
+    return `${this.prefix}.${JOURNAL}.${checkAgent(agent)}.${digest}`;
   }
 
   outputFilter(agent?: string, token?: string): string {

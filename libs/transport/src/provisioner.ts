@@ -56,6 +56,11 @@ export interface ProvisionOptions {
   readonly leaseTtlMs?: number;
 }
 
+/** The replay journal's retention: `streams.journalMaxAgeMs`, else the inbox's. */
+export function journalMaxAgeMs(streams: Pick<RuntimeConfig['streams'], 'inboxMaxAgeMs' | 'journalMaxAgeMs'>): number {
+  return streams.journalMaxAgeMs ?? streams.inboxMaxAgeMs;
+}
+
 /** The largest state document the activator may write on a server with `maxPayload`. */
 export function maxDocumentBytesFor(maxPayload: number): number {
   return Math.max(64 * 1024, maxPayload - DOCUMENT_HEADROOM_BYTES);
@@ -96,6 +101,8 @@ export async function provision(
     { ...common, name: topology.streams.errors.name, subjects: [...topology.streams.errors.subjects], max_age: nanos(streams.outputMaxAgeMs) } as StreamConfig,
     // Erasure audit records are the proof an erasure happened: kept until an operator says otherwise.
     { ...common, name: topology.streams.audit.name, subjects: [...topology.streams.audit.subjects], max_age: nanos(streams.auditMaxAgeMs) } as StreamConfig,
+    // The replay journal ages out with the inbox by default: a replay needs both (decision 0073).
+    { ...common, name: topology.streams.journal.name, subjects: [...topology.streams.journal.subjects], max_age: nanos(journalMaxAgeMs(streams)) } as StreamConfig,
   ];
   for (const config of wanted) {
     const outcome = await ensureStream(jsm, config);

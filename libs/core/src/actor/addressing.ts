@@ -16,4 +16,10 @@ export interface Addressing {
   approvalRequest(agent: string, key: Uint8Array): string;
   /** The inbox stream's name (`AGENTS_INBOX`): error records name their element in it. */
   readonly inboxStream: string;
+  /**
+   * `agents.journal.<agent>.<keyDigest>`: where a completed activation's model responses are
+   * journaled for offline replay (decision 0073). Absent: the deployment keeps no replay journal
+   * (`activator.replayJournal: false`, and every offline replay), and no commit publishes one.
+   */
+  readonly journal?: (agent: string, key: Uint8Array) => string;
 }

@@ -13,6 +13,7 @@ import { summarizeIfDue } from '../memory/summarize-compaction.js';
 import { WorkingMemory } from '../memory/working-memory.js';
 import { StagedLongTerm } from '../longterm/staged-long-term.js';
 import { ReplayCache } from '../replay/replay-cache.js';
+import { journalEntry } from '../replay/replay-journal.js';
 import { recordSpend, spentInWindow, tallyTokens } from '../model/token-budget.js';
 import { ErrorReason } from '../vocabulary/error-reason.js';
 import { TimerKind, type ActorDocument, type CacheBlobDoc, type ContinuationDoc, type OutboxEntryDoc, type ToolIntentDoc } from './actor-document.js';
@@ -166,7 +167,23 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     // Nothing in the replay cache is read again once no suspension is live: its keys embed the
     // activation seq, the next activation runs at a new seq, and a redelivery of this element is a
     // duplicate that re-runs nothing. Keeping the entries only grew every later commit (see
-    // docs/decisions/0016-replay-cache-holds-live-scopes-only.md).
+    // docs/decisions/0016-replay-cache-holds-live-scopes-only.md). Where the deployment journals,
+    // the dropped entries leave with this commit's outbox instead, for offline replay (0073); a
+    // commit with an empty cache (no model call in the scope) journals nothing.
+    const journal = deps.addressing.journal;
+    if (journal !== undefined && ctx.replayCache.size > 0) {
+      outbox.push(
+        journalEntry(journal(agent, element.entityKey), {
+          agent,
+          key: element.entityKey,
+          commitSeq: base.seq,
+          activationSeq: plan.seq,
+          eventTimeMs: element.eventTimeMs,
+          cache: ctx.replayCache.toBlob(),
+          carried,
+        }),
+      );
+    }
     const next = committedDocument(base, element, plan, deps, {
       memory: memoryBlob,
       llmCache: EMPTY_CACHE,

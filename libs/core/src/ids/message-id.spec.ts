@@ -1,7 +1,7 @@
 // Every runtime publish carries a derived Nats-Msg-Id so a republish after a crash is stored once; the derivations are pinned here so no release silently changes them.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { errorMessageId, ingestForwardMessageId, ingressErrorMessageId, outputMessageId, redriveMessageId, timerMessageId } from './message-id.js';
+import { errorMessageId, ingestForwardMessageId, ingressErrorMessageId, journalMessageId, outputMessageId, redriveMessageId, timerMessageId } from './message-id.js';
 import { IdNamespace } from './namespaces.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -40,12 +40,18 @@ describe('message ids', () => {
     expect(timerMessageId('triage', utf8('k'), 'idle', 1_000)).toBe(rfc4122v5('triage|6b|idle|1000', IdNamespace.Timer));
   });
 
+  it('derives replay journal ids from (agent, hex key, commit seq) in the journal namespace', () => {
+    expect(journalMessageId('triage', utf8('k'), 4)).toBe(rfc4122v5('triage|6b|4', IdNamespace.Journal));
+    expect(journalMessageId('triage', utf8('k'), 4)).not.toBe(journalMessageId('triage', utf8('k'), 5));
+    expect(journalMessageId('triage', utf8('k'), 4)).not.toBe(errorMessageId('triage', utf8('k'), 4));
+  });
+
   it('keeps output and error ids apart even for the same numbers', () => {
     expect(outputMessageId('a', utf8('k'), 1, 0)).not.toBe(errorMessageId('a', utf8('k'), 1));
   });
 
-  it('uses seven distinct namespaces', () => {
-    expect(new Set(Object.values(IdNamespace)).size).toBe(7);
+  it('uses eight distinct namespaces', () => {
+    expect(new Set(Object.values(IdNamespace)).size).toBe(8);
   });
 
   it('derives a redrive id from the source element alone, distinct per element', () => {

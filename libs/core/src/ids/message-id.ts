@@ -11,6 +11,15 @@ export function outputMessageId(agent: string, key: Uint8Array, seq: number, ind
 }
 
 /**
+ * `Nats-Msg-Id` of the replay journal message of the activation committed at `commitSeq` (the
+ * key's committed attempts before it) of `agent`/`key`. A redelivered or republished commit
+ * carries the same id, so the journal stream stores it once (decision 0073).
+ */
+export function journalMessageId(agent: string, key: Uint8Array, commitSeq: number): string {
+  return uuidV5(`${agent}|${entityKeyHex(key)}|${commitSeq}`, IdNamespace.Journal);
+}
+
+/**
  * `Nats-Msg-Id` of the error record produced by inbox element `inboxSeq` of `agent`/`key`.
  * Keyed by the inbox sequence (failures do not advance seq), so each failed element has one
  * record however often it is redelivered.

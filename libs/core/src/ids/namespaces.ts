@@ -18,4 +18,6 @@ export const IdNamespace = {
   Timer: 'e3a71c59-0b2d-5c84-9f16-7d5b28e4a930',
   /** Re-publications of dead-lettered events by `errors redrive`. */
   Redrive: '4b8d2f60-6e1a-5c37-a9d4-0f5c7e3b9a82',
+  /** Replay journal messages of completed activations (decision 0073). */
+  Journal: 'c7e24a91-3d5f-5b08-b6a2-19f4e8d0c357',
 } as const;

@@ -89,6 +89,11 @@ export class ReplayCache {
     return this.isDirty;
   }
 
+  /** Entries staged (expired ones included until a `put` purges them). */
+  get size(): number {
+    return this.slots.size;
+  }
+
   /** The exact encoded size of `toBlob()` as `nats_agents.v1.LlmCacheBlob`, in bytes. */
   get serializedSizeBytes(): number {
     return cacheBlobHeaderBytes(this.responseBytes) + this.entryBytes;

@@ -17,8 +17,12 @@ export const KEY_SNAPSHOT_FORMAT = 'nats-agents/key-snapshot';
  * The snapshot format version this binary writes (and the newest it reads). Additive fields do not
  * bump it (readers ignore fields they do not know); anything else does, and the previous version's
  * golden files stay readable (libs/core/src/snapshot/golden).
+ *
+ * - 1: state, inbox, outputs, intents, error records, effector records.
+ * - 2: adds `journal`, the key's replay journal messages (decision 0073). A version 1 file reads
+ *   with an empty journal: its finished model-calling activations replay with a scripted model only.
  */
-export const CURRENT_SNAPSHOT_VERSION = 1;
+export const CURRENT_SNAPSHOT_VERSION = 2;
 
 /**
  * Bytes as a snapshot carries them: always their size and lowercase hex sha256, and the bytes
@@ -94,4 +98,10 @@ export interface KeySnapshot {
   readonly errors: readonly RecordedMessage[];
   /** The effector's records of the key's tool intents still held. */
   readonly effects: readonly RecordedEffect[];
+  /**
+   * The key's replay journal messages still stored, in stream order: one per completed activation
+   * that called the model, its model responses as an `LlmCacheBlob` with the activation seq in
+   * `Agents-Seq` (decision 0073). Empty in a version 1 file, and for a deployment that journals nothing.
+   */
+  readonly journal: readonly RecordedMessage[];
 }

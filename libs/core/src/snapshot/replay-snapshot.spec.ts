@@ -7,7 +7,8 @@ import { ActorHarness } from '../testing/actor-runtime-harness.js';
 import { approvalElement, eventElement, resultElement, T0 } from '../testing/inbox-elements.js';
 import { checkAgainstSnapshot, snapshotOfRecordedKey } from '../testing/key-snapshot-check.js';
 import { ScriptedModelProvider } from '../testing/scripted-model-provider.js';
-import { testAddressing } from '../testing/test-addressing.js';
+import { journalingTestAddressing, testAddressing } from '../testing/test-addressing.js';
+import type { Addressing } from '../actor/addressing.js';
 import type { InboxElement } from '../actor/inbox-element.js';
 import { decodeKeySnapshot, encodeKeySnapshot } from './snapshot-codec.js';
 
@@ -35,8 +36,8 @@ function refunds(options: { readonly changed?: boolean; readonly askModel?: bool
 }
 
 /** Runs `elements` (built from the key's intent ids as they appear) through the runtime and snapshots the key. */
-async function record(agent: AgentDefinition, steps: number, provider = ScriptedModelProvider.replying('looks fine')) {
-  const harness = new ActorHarness({ agents: [agent], provider });
+async function record(agent: AgentDefinition, steps: number, provider = ScriptedModelProvider.replying('looks fine'), addressing: Addressing = testAddressing) {
+  const harness = new ActorHarness({ agents: [agent], provider, addressing });
   const elements: InboxElement[] = [eventElement(1, KEY, '{"orderId":"o-8","amount":400}', { eventTimeMs: T0 })];
   await harness.process('refund', elements[0]!);
   if (steps >= 2) {
@@ -54,7 +55,7 @@ async function record(agent: AgentDefinition, steps: number, provider = Scripted
     elements,
     state: harness.bytes('refund', KEY),
     stored: harness.stored,
-    addressing: testAddressing,
+    addressing,
     lastAppliedSeq: doc.lastAppliedSeq,
   });
   // Through the file format, as a user's CI would read it.
@@ -111,6 +112,40 @@ describe('replaySnapshot', () => {
     const again = await checkAgainstSnapshot(snapshot, { agents: [refunds({ askModel: true })], addressing: testAddressing, fallback });
     expect(again.outcome).toBe('reproduced');
     expect(fallback.calls).toBe(1);
+  });
+
+  it('answers a completed activation from the replay journal, with no provider and no fallback', async () => {
+    const { snapshot, provider } = await record(refunds({ askModel: true }), 3, ScriptedModelProvider.replying('looks fine'), journalingTestAddressing);
+    expect(provider.calls).toBe(1);
+    expect(snapshot.journal).toHaveLength(1);
+    const report = await checkAgainstSnapshot(snapshot, { agents: [refunds({ askModel: true })], addressing: testAddressing });
+    expect(report.outcome).toBe('reproduced');
+    expect(report.steps.map((s) => [s.element, s.status])).toEqual([
+      [1, 'suspended'],
+      [2, 'suspended'],
+      [3, 'completed'],
+    ]);
+  });
+
+  it('still catches a changed output of a journaled activation at its element', async () => {
+    const { snapshot } = await record(refunds({ askModel: true }), 3, ScriptedModelProvider.replying('looks fine'), journalingTestAddressing);
+    const report = await checkAgainstSnapshot(snapshot, { agents: [refunds({ askModel: true, changed: true })], addressing: testAddressing });
+    expect(report.outcome).toBe('diverged');
+    if (report.outcome !== 'diverged') return;
+    expect(report.divergences).toEqual([expect.objectContaining({ element: 3, what: 'output', problem: 'different' })]);
+  });
+
+  it('names a call a journaled activation never made absent, not completed', async () => {
+    const { snapshot } = await record(refunds({ askModel: true }), 3, ScriptedModelProvider.replying('looks fine'), journalingTestAddressing);
+    const asksAnother: AgentDefinition = {
+      name: 'refund',
+      async handler(ctx) {
+        await ctx.callModel({ model: 'fake-2', messages: [{ role: 'user', content: ctx.eventText() }] });
+        return { kind: 'complete', output: 'no' };
+      },
+    };
+    const report = await checkAgainstSnapshot(snapshot, { agents: [asksAnother], addressing: testAddressing });
+    expect(report).toMatchObject({ outcome: 'irreproducible', element: 1, misses: [{ model: 'fake-2', seqHint: 0, why: 'absent' }] });
   });
 
   it('names a call the live suspension never made absent, not completed', async () => {

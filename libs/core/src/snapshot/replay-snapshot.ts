@@ -1,7 +1,8 @@
 /**
  * Offline replay of a key snapshot (docs/replay.md): re-applies the key's recorded inbox elements,
  * in order, to a fresh document with the agent modules given, answering model calls only from the
- * snapshot's replay cache, and compares what each element produces with what was recorded:
+ * snapshot's replay cache (the live suspension's) and replay journal (completed activations',
+ * decision 0073), and compares what each element produces with what was recorded:
  *
  * 1. every output, tool intent, approval request and error record a commit would publish, matched
  *    by message id against the recorded streams (outputs and error records byte for byte, intents
@@ -32,7 +33,8 @@ import { errorMessageId, outputMessageId } from '../ids/message-id.js';
 import type { DecodedResponse, ModelProvider } from '../model/model-request.js';
 import type { Timers } from '../time/clock.js';
 import { HeaderName } from '../vocabulary/header-name.js';
-import { CacheOnlyProvider, type CacheMissRecord } from './cache-only-provider.js';
+import { decodeJournalPayload } from '../replay/replay-journal.js';
+import { CacheOnlyProvider, type CacheMissRecord, type JournaledActivation } from './cache-only-provider.js';
 import type { KeySnapshot, RecordedMessage } from './key-snapshot.js';
 import { DivergenceProblem, DivergenceSubject, type ReplayDivergence } from './replay-divergence.js';
 
@@ -55,9 +57,9 @@ export interface ReplayOptions {
   /** The deployment provider's response decoder (absent: a response is UTF-8 text). */
   readonly decode?: (body: Uint8Array) => DecodedResponse;
   /**
-   * Answers model calls the snapshot's cache does not hold (e.g. a scripted model in a user's CI).
-   * Absent: such a call makes the replay irreproducible. A snapshot holds the responses of a live
-   * suspension only (a completed activation commits an empty replay cache).
+   * Answers model calls the snapshot does not record (e.g. a scripted model in a user's CI).
+   * Absent: such a call makes the replay irreproducible. A snapshot records the live suspension's
+   * responses (its state's cache) and those of the completed activations the deployment journaled.
    */
   readonly fallback?: ModelProvider;
   /** Replay only the first `through` recorded elements (end-state comparison is skipped unless all ran). */
@@ -101,8 +103,9 @@ export type ReplayReport =
   /**
    * The recording cannot decide: a model call the snapshot's cache cannot answer, at `element`.
    * Not a divergence: the run would have needed a provider. A miss `why: 'completed'` is an
-   * activation that completed before the snapshot: its responses are gone from the cluster
-   * (decision 0061); a `fallback` model answers them, or `through: element - 1` checks what came before.
+   * activation that completed before the snapshot and was not journaled (journal off, aged out, or
+   * a version 1 snapshot; decision 0073); a `fallback` model answers it, or `through: element - 1`
+   * checks what came before.
    */
   | { readonly outcome: 'irreproducible'; readonly steps: readonly ReplayStep[]; readonly element: number; readonly inboxSeq: number; readonly reason: string; readonly misses: readonly CacheMissRecord[] };
 
@@ -152,6 +155,9 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
   const agent = [...options.agents].find((a) => a.name === snapshot.agent);
   if (agent === undefined) throw new ReplayNotPossible(`no agent module defines agent '${snapshot.agent}'`);
   const key = snapshot.key.data as Uint8Array;
+  // A replay journals nothing: the recorded journal is its input, not something it re-publishes.
+  const given = options.addressing;
+  const addressing: Addressing = { output: given.output, error: given.error, intent: given.intent, approvalRequest: given.approvalRequest, inboxStream: given.inboxStream };
   const committed = snapshot.state === undefined ? undefined : decodeActorDocument(snapshot.state.document.data as Uint8Array);
   const provider = new CacheOnlyProvider(
     committed?.llmCache ?? { entries: [], totalResponseBytes: 0 },
@@ -159,6 +165,7 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
     committed?.seq ?? 0,
     options.decode ?? options.fallback?.decode?.bind(options.fallback),
     committed?.continuation?.seq,
+    journaled(snapshot),
   );
   provider.fallback = options.fallback;
 
@@ -170,7 +177,7 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
       if (id !== undefined) recorded.set(id, { kind: kind(message), message });
     }
   };
-  const approvalSubject = options.addressing.approvalRequest(snapshot.agent, key);
+  const approvalSubject = addressing.approvalRequest(snapshot.agent, key);
   remember(() => 'output', snapshot.outputs);
   remember((m) => (m.subject === approvalSubject ? 'approval-request' : 'intent'), snapshot.intents);
   remember(() => 'error-record', snapshot.errors);
@@ -202,7 +209,7 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
     const deps: ApplyDeps = {
       agent,
       provider,
-      addressing: options.addressing,
+      addressing,
       timers: options.timers,
       monotonicMs: options.monotonicMs,
       ownerEpoch: Math.max(committed?.ownerEpoch ?? 0, doc?.ownerEpoch ?? 0),
@@ -242,7 +249,7 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
         inboxSeq: element.inboxSeq,
         reason:
           miss.why === 'completed'
-            ? `element ${position} (inbox seq ${element.inboxSeq}) asked model ${miss.model} in activation seq ${miss.seqHint}, which completed before the snapshot was taken: a completed activation's model responses are not kept in the cluster`
+            ? `element ${position} (inbox seq ${element.inboxSeq}) asked model ${miss.model} in activation seq ${miss.seqHint}, which completed before the snapshot was taken, and the snapshot holds no replay journal of it`
             : `element ${position} (inbox seq ${element.inboxSeq}) asked model ${miss.model} for a response the snapshot does not hold (${miss.why})`,
         misses: provider.misses.slice(missesBefore),
       };
@@ -255,7 +262,7 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
       const kind: Kind =
         header(entry, HeaderName.Reason) !== undefined
           ? 'error-record'
-          : entry.subject === options.addressing.output(agent.name, key)
+          : entry.subject === addressing.output(agent.name, key)
             ? 'output'
             : entry.subject === approvalSubject
               ? 'approval-request'
@@ -328,6 +335,24 @@ export async function replaySnapshot(snapshot: KeySnapshot, options: ReplayOptio
   return divergences.length === 0
     ? { outcome: 'reproduced', steps, notApplied, historyMayBeIncomplete }
     : { outcome: 'diverged', steps, divergences, notApplied, historyMayBeIncomplete };
+}
+
+/**
+ * The activations the snapshot's journal recorded. A message whose seq header or payload does not
+ * read is skipped: its calls then miss as `completed`, never answered with a guess.
+ */
+function journaled(snapshot: KeySnapshot): JournaledActivation[] {
+  const out: JournaledActivation[] = [];
+  for (const message of snapshot.journal) {
+    const seq = Number(header(message, HeaderName.Seq));
+    if (!Number.isSafeInteger(seq) || seq < 0 || message.data.data === undefined) continue;
+    try {
+      out.push({ seq, cache: decodeJournalPayload(message.data.data) });
+    } catch {
+      continue;
+    }
+  }
+  return out;
 }
 
 function describe(kind: Kind, payload: Uint8Array): string {

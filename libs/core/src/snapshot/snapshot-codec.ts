@@ -1,9 +1,11 @@
 /**
- * The key snapshot file format, version 1 (docs/replay.md): UTF-8 JSON, two-space indented, fields
+ * The key snapshot file format, versions 1 and 2 (docs/replay.md): UTF-8 JSON, two-space indented, fields
  * in a fixed order, bytes as base64 beside their size and sha256. Encoding is deterministic (the
  * same snapshot always yields the same bytes; the golden spec pins them). Decoding validates every
  * field, checks each blob's digest against its bytes, and ignores fields it does not know, so a
- * file from a newer binary that only added fields still reads.
+ * file from a newer binary that only added fields still reads. Version 2 adds `journal` (last): a
+ * version 1 snapshot is written without it, byte for byte as a version 1 binary wrote it, and reads
+ * with an empty journal.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -53,6 +55,7 @@ export function encodeKeySnapshot(snapshot: KeySnapshot): Uint8Array {
     intents: snapshot.intents.map(messageJson),
     errors: snapshot.errors.map(messageJson),
     effects: snapshot.effects.map((e) => ({ intentId: e.intentId, revision: e.revision, value: blobJson(e.value) })),
+    ...(snapshot.version >= 2 ? { journal: snapshot.journal.map(messageJson) } : {}),
   };
   return new TextEncoder().encode(`${JSON.stringify(json, null, 2)}\n`);
 }
@@ -74,6 +77,8 @@ const SnapshotSchema = z.object({
   intents: z.array(MessageSchema),
   errors: z.array(MessageSchema),
   effects: z.array(z.object({ intentId: z.string(), revision: count, value: BlobSchema })),
+  /** Version 2 on. */
+  journal: z.array(MessageSchema).optional(),
 });
 
 function blobOf(json: z.infer<typeof BlobSchema>, where: string, redacted: boolean): SnapshotBlob {
@@ -109,6 +114,7 @@ export function decodeKeySnapshot(bytes: Uint8Array): KeySnapshot {
     throw new SnapshotFormatError(`not a key snapshot: ${issue === undefined ? 'invalid' : `${issue.path.join('.') || '(root)'}: ${issue.message}`}`);
   }
   const json = parsed.data;
+  if (json.version >= 2 && json.journal === undefined) throw new SnapshotFormatError('not a key snapshot: journal: required from format version 2');
   const redacted = json.redacted;
   const message = (m: z.infer<typeof MessageSchema>, where: string): RecordedMessage => ({
     streamSeq: m.streamSeq,
@@ -131,6 +137,7 @@ export function decodeKeySnapshot(bytes: Uint8Array): KeySnapshot {
     intents: json.intents.map((m, i) => message(m, `intents[${i}]`)),
     errors: json.errors.map((m, i) => message(m, `errors[${i}]`)),
     effects,
+    journal: (json.journal ?? []).map((m, i) => message(m, `journal[${i}]`)),
   };
 }
 
@@ -160,5 +167,7 @@ export function redactKeySnapshot(snapshot: KeySnapshot, keyToken: string): KeyS
     intents: snapshot.intents.map(message),
     errors: snapshot.errors.map(message),
     effects: snapshot.effects.map((e) => ({ ...e, value: strip(e.value) })),
+    // Journal subjects name the key by its digest already; the responses go.
+    journal: snapshot.journal.map(message),
   };
 }

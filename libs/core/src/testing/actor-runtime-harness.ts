@@ -4,6 +4,7 @@
  * `process` is driven by the manual clock, so timeouts and backoffs cost no real time. Fixed
  * jitter (`random` = 0.5): a run is fully reproducible.
  */
+import type { Addressing } from '../actor/addressing.js';
 import type { ActorDocument, OutboxEntryDoc } from '../actor/actor-document.js';
 import { ActorRuntime, type ActorRuntimeDeps, type ElementScope, type ProcessOutcome } from '../actor/actor-runtime.js';
 import type { BackoffPolicy } from '../actor/backoff.js';
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   readonly longterm?: ActorRuntimeDeps['longterm'];
   /** The per-agent token counter (absent: the runtime's own in-memory one). */
   readonly agentLedger?: ActorRuntimeDeps['agentLedger'];
+  /** Where outbox entries go (absent: {@link testAddressing}, which journals nothing). */
+  readonly addressing?: Addressing;
 }
 
 const utf8 = new TextEncoder();
@@ -75,7 +78,7 @@ export class ActorHarness {
       publisher: this.publisher,
       agents: new Map(options.agents.map((agent) => [agent.name, agent])),
       provider: this.provider,
-      addressing: testAddressing,
+      addressing: options.addressing ?? testAddressing,
       timers: this.timers,
       monotonicMs: this.timers.monotonicMs,
       nowMs: this.timers.monotonicMs,

@@ -71,6 +71,7 @@ export interface RecordedKey {
   readonly state: Uint8Array | undefined;
   /** What the streams hold (e.g. `ActorHarness.stored`); entries of other keys are ignored by the replay. */
   readonly stored: readonly OutboxEntryDoc[];
+  /** The addressing the recording ran with; with a `journal`, its journal messages are the snapshot's journal. */
   readonly addressing: Addressing;
   /** `lastAppliedSeq` of the committed state: elements above it are recorded as not applied. */
   readonly lastAppliedSeq: number;
@@ -82,6 +83,7 @@ export interface RecordedKey {
  */
 export function snapshotOfRecordedKey(recorded: RecordedKey): KeySnapshot {
   const outputSubject = recorded.addressing.output(recorded.agent, recorded.key);
+  const journalSubject = recorded.addressing.journal?.(recorded.agent, recorded.key);
   const approvalSubject = recorded.addressing.approvalRequest(recorded.agent, recorded.key);
   let seq = 0;
   const message = (entry: OutboxEntryDoc): RecordedMessage => ({
@@ -109,8 +111,9 @@ export function snapshotOfRecordedKey(recorded: RecordedKey): KeySnapshot {
       applied: element.inboxSeq <= recorded.lastAppliedSeq,
     })),
     outputs: recorded.stored.filter((e) => e.subject === outputSubject).map(message),
-    intents: recorded.stored.filter((e) => !isError(e) && e.subject !== outputSubject && (e.subject === approvalSubject || e.subject.startsWith(recorded.addressing.intent(recorded.agent, ''))) && ofKey(e)).map(message),
+    intents: recorded.stored.filter((e) => !isError(e) && e.subject !== outputSubject && e.subject !== journalSubject && (e.subject === approvalSubject || e.subject.startsWith(recorded.addressing.intent(recorded.agent, ''))) && ofKey(e)).map(message),
     errors: recorded.stored.filter((e) => isError(e) && ofKey(e)).map(message),
     effects: [],
+    journal: recorded.stored.filter((e) => journalSubject !== undefined && e.subject === journalSubject).map(message),
   };
 }

@@ -40,6 +40,8 @@ export const fullSnapshotV1: KeySnapshot = {
   intents: [{ streamSeq: 2, subject: `agents.approval-requests.refund.${TOKEN}`, headers: [{ name: 'Nats-Msg-Id', value: 'intent-1' }], data: snapshotBlob(utf8.encode('intent bytes')) }],
   errors: [],
   effects: [{ intentId: 'intent-2', revision: 5, value: snapshotBlob(utf8.encode('{"state":"done"}')) }],
+  // Version 1 files have no journal: they read with an empty one.
+  journal: [],
 };
 
 /** The same snapshot redacted for sharing. */
