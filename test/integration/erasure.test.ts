@@ -1,7 +1,8 @@
 // Layer 3: erasure completeness (seed 004) through real processes. Two entities, A and B, each with
 // actor state in two agents (working memory, a continuation waiting for approval, a deadline timer),
 // long-term rows (SQLite), a completed tool call (effector record, result, intent), outputs,
-// approval requests and error records. Erasing A must leave no byte of A anywhere — every stream
+// approval requests, error records and a replay journal message (a completed model call whose
+// answer names the key, decision 0073). Erasing A must leave no byte of A anywhere — every stream
 // and bucket of the account read message by message, subjects and headers included, and the
 // SQLite files on disk — while B is intact, an audit record without A's key exists, a repeat
 // finds nothing, and A starts afresh afterwards.
@@ -17,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErasureReport } from '#client';
 import { NatsLongTermStore } from '#longterm';
 import { v1 } from '#proto';
-import { encodeKeyToken, entityDigest, keyFromText } from '#routing';
+import { createTopology, encodeKeyToken, entityDigest, keyFromText } from '#routing';
 import { collect, readStream, REPO_ROOT, startCluster, type TestCluster } from '../harness/index.js';
 
 const run = promisify(execFile);
@@ -60,7 +61,9 @@ describe('erasure', () => {
 
   beforeAll(async () => {
     cluster = await startCluster({
-      agentModules: ['test/fixtures/agents/archivist.agent.mjs', 'test/fixtures/agents/e2e.agent.mjs', 'test/fixtures/agents/counter.agent.mjs'],
+      agentModules: ['test/fixtures/agents/archivist.agent.mjs', 'test/fixtures/agents/e2e.agent.mjs', 'test/fixtures/agents/counter.agent.mjs', 'dist/examples/hello/hello.agent.js'],
+      // The demo model greets the key by name, so the journaled answer carries the key's text.
+      modelScript: 'dist/examples/models/demo-model.js',
       services: ['memory-store', 'activator', 'ingress', 'effector'],
       env: { AGENTS_LONGTERM_URI: `sqlite://${dbFile}`, AGENTS_TOOL_MODULES: 'test/fixtures/tools/ledger.tools.mjs' },
     });
@@ -70,6 +73,9 @@ describe('erasure', () => {
       const e2e = await collect(client.nc, `agents.output.e2e.${encodeKeyToken(keyFromText(key))}`);
       const requests = await collect(client.nc, `agents.approval-requests.e2e.${encodeKeyToken(keyFromText(key))}`);
       const refused = await collect(client.nc, 'agents.errors.>');
+      const greeted = await collect(client.nc, `agents.output.hello.${encodeKeyToken(keyFromText(key))}`);
+      await client.publishEvent('hello', key, '');
+      await greeted.waitForCount(1);
       await client.publishEvent('archivist', key, `${secretOf(key)} first`);
       await client.publishEvent('archivist', key, `${secretOf(key)} second`);
       await archived.waitForCount(2);
@@ -84,7 +90,7 @@ describe('erasure', () => {
       await refused.waitFor((m) => m.subject === 'agents.errors.nobody.unknown_agent');
       await client.publishEvent('e2e', key, { n: 2, approval: true, note: secretOf(key) });
       await requests.waitForCount(1);
-      for (const c of [archived, e2e, requests, refused]) c.close();
+      for (const c of [archived, e2e, requests, refused, greeted]) c.close();
     }
   });
 
@@ -97,12 +103,19 @@ describe('erasure', () => {
   it('erases every trace of the entity from every stream, bucket and the long-term store', async () => {
     const { nc } = cluster.client;
     expect(await occurrences(nc, [A, secretOf(A)])).not.toEqual([]);
+    const topology = createTopology({ partitions: 4 });
+    const journalOf = (key: string): string => topology.journal('hello', entityDigest(keyFromText(key)));
+    expect(await readStream(nc, 'AGENTS_JOURNAL', journalOf(A))).toHaveLength(1);
     report = await cluster.client.erase(A, { requestedBy: 'erasure-test' });
     expect(report.entityKeySha256).toBe(entityDigest(keyFromText(A)));
     expect(Object.keys(report.erased)).toEqual(
-      expect.arrayContaining(['AGENTS_INGEST', 'AGENTS_INBOX', 'AGENTS_OUTPUT', 'AGENTS_INTENTS', 'AGENTS_ERRORS', 'KV_AGENTS_STATE', 'KV_AGENTS_TIMERS', 'KV_AGENTS_EFFECTS', 'longterm:sqlite']),
+      expect.arrayContaining(['AGENTS_INGEST', 'AGENTS_INBOX', 'AGENTS_OUTPUT', 'AGENTS_INTENTS', 'AGENTS_ERRORS', 'AGENTS_JOURNAL', 'KV_AGENTS_STATE', 'KV_AGENTS_TIMERS', 'KV_AGENTS_EFFECTS', 'longterm:sqlite']),
     );
+    expect(report.erased['AGENTS_JOURNAL']).toBe(1);
     expect(await occurrences(nc, [A, secretOf(A)])).toEqual([]);
+    expect(await readStream(nc, 'AGENTS_JOURNAL', journalOf(A))).toEqual([]);
+    // B's journal is untouched.
+    expect(await readStream(nc, 'AGENTS_JOURNAL', journalOf(B))).toHaveLength(1);
 
     const store = new NatsLongTermStore(nc, cluster.client.topology);
     for (const agent of ['archivist', 'e2e']) {

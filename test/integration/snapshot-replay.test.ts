@@ -2,13 +2,17 @@
 // an approval and a tool round trip on real services; `nats-agents snapshot` copies it out of
 // NATS, and `nats-agents replay` re-runs it with no NATS: the same module reproduces every element,
 // a changed module is caught at the element that changed, and a redacted snapshot keeps no raw key.
+// A hello key calls the model in every activation and completes: its answers come back from the
+// replay journal (decision 0073), so it replays with no --model-script, a changed module diverges at
+// its element, and the same snapshot without its journal (format version 1) is irreproducible.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeKeySnapshot, decodeToolIntent } from '#core';
+import { decodeJournalPayload, decodeKeySnapshot, decodeToolIntent, encodeKeySnapshot } from '#core';
+import { entityDigest, keyFromText } from '#routing';
 import { REPO_ROOT, startCluster, type TestCluster } from '../harness/index.js';
 
 const run = promisify(execFile);
@@ -32,7 +36,8 @@ describe('nats-agents snapshot and replay', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'snapshot-replay-'));
     cluster = await startCluster({
-      agentModules: ['dist/examples/refund/refund.agent.js'],
+      agentModules: ['dist/examples/refund/refund.agent.js', 'dist/examples/hello/hello.agent.js'],
+      modelScript: 'dist/examples/models/demo-model.js',
       services: ['activator', 'ingress', 'effector'],
       env: { AGENTS_TOOL_MODULES: 'dist/examples/refund/refund.tool.js' },
     });
@@ -44,6 +49,11 @@ describe('nats-agents snapshot and replay', () => {
     expect((await cli('approve', 'refund', 'order-42', request.intentId as string, '--approver', 'ada')).code).toBe(0);
     const output = json((await cli('tail', 'outputs', '--all', '--json', '--agent', 'refund', '--key', 'order-42', '--count', '1')).stdout.trim());
     expect(json(output.output as string)).toMatchObject({ status: 'refunded', orderId: 'o-42' });
+    // A model-calling key: two activations, each asking the model once and completing.
+    await cluster.client.publishEvent('hello', 'ada', { name: 'Ada' });
+    await cluster.client.publishEvent('hello', 'ada', { name: 'Ada' });
+    const greetings = (await cli('tail', 'outputs', '--all', '--json', '--agent', 'hello', '--key', 'ada', '--count', '2')).stdout.trim().split('\n').map(json);
+    expect(greetings.map((g) => json(g.output as string))).toMatchObject([{ visits: 1 }, { visits: 2 }]);
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -55,7 +65,7 @@ describe('nats-agents snapshot and replay', () => {
     const exported = await cli('snapshot', 'refund', 'order-42', '--out', file);
     expect(exported.code).toBe(0);
     const snapshot = decodeKeySnapshot(Uint8Array.from(readFileSync(file)));
-    expect(snapshot).toMatchObject({ version: 1, agent: 'refund', redacted: false, source: { prefix: 'agents', partitions: 4 } });
+    expect(snapshot).toMatchObject({ version: 2, agent: 'refund', redacted: false, source: { prefix: 'agents', partitions: 4 }, journal: [] });
     expect(new TextDecoder().decode(snapshot.key.data)).toBe('order-42');
     expect(snapshot.key.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(snapshot.inbox.map((m) => [m.subject.split('.').at(-1), m.applied])).toEqual([
@@ -105,6 +115,69 @@ export default { ...refund, async handler(ctx) {
     expect(report.divergences[0]).toMatchObject({ element: 3, what: 'output', problem: 'different' });
     expect(json(report.divergences[0]!.recorded)).toMatchObject({ status: 'refunded' });
     expect(json(report.divergences[0]!.replayed)).toMatchObject({ status: 'refunded-v2' });
+  });
+
+  it('exports the replay journal of a model-calling key: one message per completed activation, keyed by digest', async () => {
+    const file = join(dir, 'ada.json');
+    const exported = await cli('snapshot', 'hello', 'ada', '--out', file);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toMatch(/2 journaled activations/);
+    const snapshot = decodeKeySnapshot(Uint8Array.from(readFileSync(file)));
+    expect(snapshot.inbox.map((m) => m.applied)).toEqual([true, true]);
+    expect(snapshot.journal.map((m) => m.subject)).toEqual([0, 1].map(() => `agents.journal.hello.${entityDigest(keyFromText('ada'))}`));
+    expect(snapshot.journal.map((m) => m.headers.find((h) => h.name === 'Agents-Seq')?.value)).toEqual(['0', '1']);
+    const responses = snapshot.journal.map((m) => decodeJournalPayload(m.data.data!).entries.map((e) => new TextDecoder().decode(e.response)));
+    expect(responses.flat().every((r) => r.includes('Hello, Ada! Nice to see you.'))).toBe(true);
+    // The committed state no longer holds them (decision 0016): the journal is where they are.
+    expect(snapshot.state?.document.bytes).toBeGreaterThan(0);
+  });
+
+  it('replays finished model-calling activations from the journal with no --model-script: exit 0', async () => {
+    const replay = await cli('replay', join(dir, 'ada.json'), '--modules', 'dist/examples/hello/hello.agent.js');
+    expect(replay.stderr).toBe('');
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toMatch(/^element 1: inbox seq \d+ event at \d+ -> completed, 1 published, same$/m);
+    expect(replay.stdout).toMatch(/^element 2: inbox seq \d+ event at \d+ -> completed, 1 published, same$/m);
+    expect(replay.stdout).toMatch(/^reproduced: 2 elements replayed with no divergence$/m);
+  });
+
+  it('reports a changed model-calling module at the element that changed and exits 3', async () => {
+    const changed = join(dir, 'hello-v2.agent.mjs');
+    writeFileSync(
+      changed,
+      `import hello from ${JSON.stringify(join(REPO_ROOT, 'dist/examples/hello/hello.agent.js'))};
+export default { ...hello, async handler(ctx) {
+  const outcome = await hello.handler(ctx);
+  return outcome.output.visits === 2 ? { ...outcome, output: { ...outcome.output, greeting: outcome.output.greeting.toUpperCase() } } : outcome;
+} };
+`,
+    );
+    const replay = await cli('replay', join(dir, 'ada.json'), '--modules', changed, '--json');
+    expect(replay.code).toBe(3);
+    const lines = replay.stdout.trim().split('\n').map(json);
+    const steps = lines.filter((l) => l.step !== undefined).map((l) => l.step as { element: number; divergences: unknown[] });
+    expect(steps.map((s) => s.divergences.length)).toEqual([0, 1]);
+    const report = lines.at(-1)!.report as { outcome: string; divergences: { element: number; what: string; problem: string; recorded: string; replayed: string }[] };
+    expect(report).toMatchObject({ outcome: 'diverged', divergences: [{ element: 2, what: 'output', problem: 'different' }] });
+    expect(json(report.divergences[0]!.recorded)).toMatchObject({ greeting: 'Hello, Ada! Nice to see you.', visits: 2 });
+    expect(json(report.divergences[0]!.replayed)).toMatchObject({ greeting: 'HELLO, ADA! NICE TO SEE YOU.', visits: 2 });
+  });
+
+  it('calls the same key irreproducible without its journal (a version 1 snapshot), naming the completed activation', async () => {
+    const withJournal = decodeKeySnapshot(Uint8Array.from(readFileSync(join(dir, 'ada.json'))));
+    const file = join(dir, 'ada.v1.json');
+    writeFileSync(file, encodeKeySnapshot({ ...withJournal, version: 1, journal: [] }));
+    expect(readFileSync(file, 'utf8')).not.toContain('"journal"');
+    const replay = await cli('replay', file, '--modules', 'dist/examples/hello/hello.agent.js', '--json');
+    expect(replay.code).toBe(4);
+    const report = json(replay.stdout.trim().split('\n').at(-1)!).report as { outcome: string; element: number; misses: { why: string; seqHint: number }[] };
+    expect(report).toMatchObject({ outcome: 'irreproducible', element: 1, misses: [{ why: 'completed', seqHint: 0 }] });
+    const text = await cli('replay', file, '--modules', 'dist/examples/hello/hello.agent.js');
+    expect(text.stdout).toMatch(/holds no replay journal of it/);
+    expect(text.stdout).toMatch(/--model-script/);
+    // The scripted model answers what the journal would have.
+    const scripted = await cli('replay', file, '--modules', 'dist/examples/hello/hello.agent.js', '--model-script', 'dist/examples/models/demo-model.js');
+    expect(scripted.code).toBe(0);
   });
 
   it('writes a redacted snapshot without the raw key or payloads, which replay refuses', async () => {
