@@ -121,7 +121,7 @@ export const COMMAND_NOTES: Readonly<Record<string, CommandNotes>> = {
   },
   replay: {
     prints:
-      'one line per replayed element (with `--print-state`, the state after it), then `reproduced`, or `diverged` and every divergence with its element, or `irreproducible`, the missing model response and what to do about it (a `--model-script`, `--through`, or a snapshot taken during the suspension); with `--json`, `{"step":…}` lines and a `{"report":…}` line. Exit code 3 when anything diverged, 4 when irreproducible.',
+      'one line per replayed element (with `--print-state`, the state after it), then `reproduced`, or `diverged` and every divergence with its element, or `irreproducible`, the missing model response (in a completed activation: one the snapshot holds no replay journal of) and what to do about it (a `--model-script`, `--through`, the journal for activations to come, or a snapshot taken during the suspension); with `--json`, `{"step":…}` lines and a `{"report":…}` line. Exit code 3 when anything diverged, 4 when irreproducible.',
     example: [
       'node bin/nats-agents.mjs replay order-42.json --modules dist/agents/refund-v2.agent.js',
       '# element 1: inbox seq 17 event at 1764590000000 -> suspended, 1 published, same',

@@ -136,7 +136,7 @@ describe('the NATS permissions published in docs/helm.md', () => {
 
     // The Helm hook Job: provisioning with the provisioning user, before any service starts.
     const report = JSON.parse(await cli('provision', 'provision')) as { created: string[] };
-    expect(report.created).toHaveLength(13);
+    expect(report.created).toHaveLength(14);
 
     const env = {
       NATS_URL: server.url,
