@@ -4,8 +4,7 @@
  * the server refuses for a second claimant); run the no-op tool (nothing); record the result on
  * the claim (`kv.update` at the claim's revision); publish the result to the key's results
  * subject with the intent id as message id; ack. No signature check, no expiry check, no schema
- * validation, no read before the completing update (the runtime's effector reads the claim back
- * before it updates it), no lease heartbeats.
+ * validation, no lease heartbeats.
  */
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';

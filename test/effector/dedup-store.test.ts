@@ -46,6 +46,24 @@ describe('KvDedupStore on JetStream', () => {
     await expect(store.claim('unreadable-intent', { token: 't', leaseMs: 1_000 })).rejects.toBeInstanceOf(ClaimRecordUnreadable);
   });
 
+  it('completes a claim nobody touched with one write and no read, and falls back to reading when the record moved on', async () => {
+    const reads: string[] = [];
+    const spy = nc.subscribe('$JS.API.>', { callback: (_e, m) => { if (/MSG\.GET|DIRECT\.GET/.test(m.subject)) reads.push(m.subject); } });
+    await nc.flush();
+    const store = new KvDedupStore(kv, () => Date.now());
+    const claimed = await store.claim('complete-direct', { token: 'mine', leaseMs: 60_000 });
+    if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
+    expect(await store.complete('complete-direct', claimed.claim, new Uint8Array([1]), 60_000)).toBe(true);
+    await nc.flush();
+    expect(reads).toEqual([]);
+    // A repeat with the same bytes meets a moved-on revision: it reads, and reads it as already done.
+    expect(await store.complete('complete-direct', claimed.claim, new Uint8Array([1]), 60_000)).toBe(true);
+    await nc.flush();
+    expect(reads.length).toBeGreaterThan(0);
+    expect(await store.claim('complete-direct', { token: 'other', leaseMs: 60_000 })).toEqual({ kind: 'done', result: new Uint8Array([1]) });
+    spy.unsubscribe();
+  });
+
   it('claims again after a release left a delete marker', async () => {
     const store = new KvDedupStore(kv, () => Date.now());
     const first = await store.claim('released-intent', { token: 't1', leaseMs: 60_000 });

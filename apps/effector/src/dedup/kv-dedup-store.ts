@@ -2,7 +2,8 @@
  * The {@link DedupStore} over JetStream KV (`AGENTS_EFFECTS`, key = intent id, history 1, TTL =
  * `effector.resultTtlMs`). A claim is `kv.create` (the server refuses a second create: error
  * 10071), a takeover of an ended lease is `kv.update` at the revision read, a completion is a
- * token check then `kv.update` at the revision read, a release is `kv.delete` at that revision.
+ * `kv.update` at the claim's own revision (a conflict falls back to a token check then
+ * `kv.update` at the revision read), a release is `kv.delete` at that revision.
  * Every write is therefore a compare-and-set the server enforces; two replicas racing for one
  * intent get exactly one `claimed`.
  *
@@ -36,6 +37,9 @@ export class KvDedupStore implements DedupStore {
    * @param kv the effects bucket, opened (never created) by the caller after provisioning.
    * @param nowMs the effector's clock (epoch ms) for leases and retention.
    */
+  /** Handles returned by {@link claim}: only these complete without a read (held weakly; a process restart forgets them, and its redelivery claims anew). */
+  private readonly issued = new WeakSet<ClaimHandle>();
+
   constructor(
     private readonly kv: KV,
     private readonly nowMs: () => number,
@@ -48,7 +52,7 @@ export class KvDedupStore implements DedupStore {
       const value = encodeClaimRecord({ state: ClaimState.Claimed, token: request.token, leaseUntilMs });
       try {
         const revision = await this.kv.create(intentId, value);
-        return { kind: 'claimed', claim: { token: request.token, revision }, leaseUntilMs };
+        return { kind: 'claimed', claim: this.issue(request.token, revision), leaseUntilMs };
       } catch (error) {
         if (!isRevisionConflict(error)) throw unavailable(`claiming ${intentId}`, error);
       }
@@ -57,7 +61,7 @@ export class KvDedupStore implements DedupStore {
       const reading = readForClaim(current.record, request.token, now);
       switch (reading.kind) {
         case 'mine':
-          return { kind: 'claimed', claim: { token: request.token, revision: current.revision }, leaseUntilMs: reading.leaseUntilMs };
+          return { kind: 'claimed', claim: this.issue(request.token, current.revision), leaseUntilMs: reading.leaseUntilMs };
         case 'done':
           return { kind: 'done', result: reading.result };
         case 'in_flight':
@@ -65,7 +69,7 @@ export class KvDedupStore implements DedupStore {
         case 'reclaimable':
           try {
             const revision = await this.kv.update(intentId, value, current.revision);
-            return { kind: 'claimed', claim: { token: request.token, revision }, leaseUntilMs };
+            return { kind: 'claimed', claim: this.issue(request.token, revision), leaseUntilMs };
           } catch (error) {
             if (!isRevisionConflict(error)) throw unavailable(`taking over ${intentId}`, error);
           }
@@ -75,15 +79,27 @@ export class KvDedupStore implements DedupStore {
   }
 
   async complete(intentId: string, claim: ClaimHandle, result: Uint8Array, retainMs: number): Promise<boolean> {
+    // The common case first, without a read: a handle this store issued names the revision at
+    // which it wrote that token's claimed record, which `decideCompletion` would answer 'write'
+    // while it is still the last one; the server's revision check proves it is. Any other record
+    // (a takeover, an expiry, a completion whose answer was lost) is a revision conflict, and the
+    // read below decides as before. A handle it did not issue always takes the read.
+    if (this.issued.has(claim)) {
+      try {
+        await this.kv.update(intentId, this.doneRecord(claim, result, retainMs), claim.revision);
+        return true;
+      } catch (error) {
+        if (!isRevisionConflict(error)) throw unavailable(`completing ${intentId}`, error);
+      }
+    }
     for (let race = 0; race < MAX_RACES; race += 1) {
       const current = await this.read(intentId);
       const decision = decideCompletion(current?.record, claim.token, result);
       if (decision === 'lost') return false;
       if (decision === 'already_done') return true;
       if (current === undefined) return false;
-      const done = encodeClaimRecord({ state: ClaimState.Done, token: claim.token, retainUntilMs: this.nowMs() + retainMs, result });
       try {
-        await this.kv.update(intentId, done, current.revision);
+        await this.kv.update(intentId, this.doneRecord(claim, result, retainMs), current.revision);
         return true;
       } catch (error) {
         if (!isRevisionConflict(error)) throw unavailable(`completing ${intentId}`, error);
@@ -102,6 +118,17 @@ export class KvDedupStore implements DedupStore {
       if (isRevisionConflict(error)) return false;
       throw unavailable(`releasing ${intentId}`, error);
     }
+  }
+
+  /** A handle for the claimed record `token` wrote at `revision`, remembered as issued (by identity: a copy is not). */
+  private issue(token: string, revision: number): ClaimHandle {
+    const handle: ClaimHandle = { token, revision };
+    this.issued.add(handle);
+    return handle;
+  }
+
+  private doneRecord(claim: ClaimHandle, result: Uint8Array, retainMs: number): Uint8Array {
+    return encodeClaimRecord({ state: ClaimState.Done, token: claim.token, retainUntilMs: this.nowMs() + retainMs, result });
   }
 
   private async read(intentId: string): Promise<StoredRecord | undefined> {
