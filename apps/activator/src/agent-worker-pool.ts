@@ -43,7 +43,11 @@ export class AgentWorkerError extends Error {
   override readonly name = 'AgentWorkerError';
 }
 
-/** A pool of worker threads for one agent. */
+/**
+ * The worker threads of one agent in this process (the protocol is at the top of this file). Holds
+ * no activation state: a worker terminated at a timeout or dead of a crash takes nothing with it
+ * that an attempt would commit, and a redelivered element runs on whichever worker is free.
+ */
 export class AgentWorkerPool {
   private readonly idle: Worker[] = [];
   private readonly waiting: { grant: (worker: Worker) => void; refuse: (error: unknown) => void }[] = [];

@@ -8,7 +8,11 @@
 import type { AgentDefinition, AgentHandler } from '#core';
 import { AgentWorkerPool, type AgentWorkerPoolOptions } from './agent-worker-pool.js';
 
-/** The worker pools of one activator process, one per worker-isolated agent. */
+/**
+ * The worker pools of one activator process, one per worker-isolated agent. An activator crash
+ * ends them with the process (the elements are redelivered to the next owner and re-run from
+ * committed state); a graceful shutdown closes them after the in-flight activations drained.
+ */
 export class AgentWorkers {
   private readonly pools = new Map<string, AgentWorkerPool>();
 

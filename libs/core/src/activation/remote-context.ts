@@ -46,7 +46,11 @@ export interface ActivationSnapshot {
   readonly snapshot: Uint8Array | undefined;
 }
 
-/** The snapshot of an attempt's context, taken on the activator's thread when the attempt starts. */
+/**
+ * The snapshot of an attempt's context, taken on the activator's thread when the attempt starts.
+ * Pure: a retried, redelivered or replayed attempt is built from the same committed state and the
+ * same element, so it gets an equal snapshot.
+ */
 export function activationSnapshot(ctx: ActivationContext): ActivationSnapshot {
   const result = ctx.resumeResult;
   const approval = ctx.resumeApproval;
@@ -91,7 +95,9 @@ function toolResultView(data: ToolResultData): ToolResultView {
  * when the agent catches it.
  *
  * `signal` is never aborted: a worker-isolated attempt that times out is not asked to stop, its
- * thread is terminated.
+ * thread is terminated. Holds no state of its own: on retry, redelivery or replay a new one is built
+ * for the new attempt, and whatever the previous one did lived in the previous attempt's staging
+ * context (dropped unless it committed).
  */
 export class RemoteContext implements ActivationContext {
   readonly agent: string;
