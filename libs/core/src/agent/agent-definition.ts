@@ -57,7 +57,7 @@ export interface AgentDefinition<TEvent = unknown> {
    * returns (it then commits nothing but its `activation_timeout` record). `worker`: in a worker
    * thread of a bounded per-agent pool (`activator.workersPerAgent`), its context answered by the
    * activator's thread; on timeout the thread is terminated, so a CPU-bound handler cannot stall
-   * other keys. Each call on `ctx` is then a message between threads (microseconds), the event must
+   * other keys. Each call on `ctx` is then a message between threads (tens of microseconds at most), the event must
    * survive structured cloning, and `ctx.signal` never aborts (the thread is stopped instead).
    * Overridable per agent in the configuration (`isolation`). See docs/decisions/0070.
    */
