@@ -34,6 +34,7 @@ export {
   timerElement,
   timerFiring,
   testAddressing,
+  journalingTestAddressing,
 } from '#core';
 export type { HarnessOptions, CommitFault, StoreWrite, ModelScript, Deferred, ElementOptions, ResultOptions, ApprovalOptions, TimerOptions } from '#core';
 
