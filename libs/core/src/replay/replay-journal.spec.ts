@@ -6,6 +6,7 @@ import type { AgentDefinition } from '../agent/agent-definition.js';
 import { journalMessageId } from '../ids/message-id.js';
 import type { ModelRequest } from '../model/model-request.js';
 import { replayCacheKey } from './replay-cache-key.js';
+import { ActorHarness } from '../testing/actor-runtime-harness.js';
 import { applyDeps, committedDoc } from '../testing/apply-element-fixtures.js';
 import { eventElement, resultElement, T0, utf8Bytes } from '../testing/inbox-elements.js';
 import { ScriptedModelProvider } from '../testing/scripted-model-provider.js';
@@ -101,5 +102,24 @@ describe('the replay journal on the commit path', () => {
     const decoded = decodeJournalPayload(encodeJournalPayload(cache));
     const plain = decoded.entries.map((e) => ({ ...e, response: Uint8Array.from(e.response), responseDigest: Uint8Array.from(e.responseDigest) }));
     expect({ ...decoded, entries: plain }).toEqual(cache);
+  });
+});
+
+describe('the replay journal through the actor runtime', () => {
+  it('publishes the journal message with the commit; a failed publish is retried from the committed outbox and the stream stores it once', async () => {
+    const harness = new ActorHarness({ agents: [asker], provider: ScriptedModelProvider.replying('looks fine'), addressing: journalingTestAddressing });
+    harness.publisher.failNext(1);
+    const element = eventElement(1, KEY, 'once');
+    await harness.process('refund', element).catch(() => undefined);
+    // The element redelivered (it was never acknowledged while its publish failed): a duplicate.
+    await harness.process('refund', element).catch(() => undefined);
+    expect(harness.publisher.failedCalls).toBe(1);
+    expect(journalOf(harness.doc('refund', KEY)!)).toHaveLength(1);
+    const published = harness.publisher.published.filter((e) => e.subject === journalSubject);
+    expect(published.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(published.map((e) => e.msgId))).toEqual(new Set([journalMessageId('refund', KEY_BYTES, 0)]));
+    expect(harness.publisher.storedOn(journalSubject)).toHaveLength(1);
+    // The provider answered once: the retry and the redelivery re-ran nothing.
+    expect((harness.provider as ScriptedModelProvider).calls).toBe(1);
   });
 });
