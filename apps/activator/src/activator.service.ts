@@ -80,7 +80,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     this.keys = loadClusterKeys(this.config.signing, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
     assertCanVerify('activator.verification', this.config.activator.verification, this.keys);
     const signer = intentSignerOf(this.keys);
-    const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology, this.nats.jsm);
+    const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology, this.nats.jsm, this.nats.acks);
     this.timerIndex = timerIndex;
     const ports = {
       store: this.store,

@@ -1,14 +1,21 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { headers as createHeaders } from '@nats-io/transport-node';
 import { indexCovers, sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
 import { decodeKeyToken, timerIndexKey, type Topology } from '#routing';
-import { listKvKeys } from '#transport';
+import { listKvKeys, type PubAckPipeline } from '#transport';
 import { decodeTimerIndexEntry, encodeTimerIndexEntry, type TimerIndexEntry } from './timer-index-entry.js';
 import type { TimerScheduler } from './timer-scheduler.js';
 
 /**
  * The timer index over KV `AGENTS_TIMERS`, feeding the owning partition's scheduler. Writes happen
  * only when a commit changes a key's timers, so the fast path (no timers) costs nothing extra.
+ *
+ * Entries are written as the KV client writes them (a put is a publish to `$KV.<bucket>.<key>`, a
+ * delete the same with `KV-Operation: DEL` and no payload), through the pipelined publisher the
+ * state writes use (decision 0065): no request object, timer or `RequestError` per write. A write
+ * whose acknowledgement does not come throws, and the element is retried like any failed commit
+ * step; both writes are idempotent, so a retry or a redelivery converges on the same entry.
  */
 export class KvTimerIndex implements TimerIndex {
   /** What `AGENTS_TIMERS` holds per key (as far as this process wrote or read it). */
@@ -22,7 +29,14 @@ export class KvTimerIndex implements TimerIndex {
     private readonly topology: Topology,
     /** Lists the partition's index keys (one request; `kv.keys()` can stall, see `listKvKeys`). */
     private readonly jsm: JetStreamManager,
-  ) {}
+    /** The connection's pipelined publisher: entry writes and deletes. */
+    private readonly acks: PubAckPipeline,
+  ) {
+    this.subjectPrefix = `$KV.${topology.buckets.timers}.`;
+  }
+
+  /** `$KV.<bucket>.`: the index's keys live under it (no JetStream domain, as for the state bucket). */
+  private readonly subjectPrefix: string;
 
   /** Attaches a partition's scheduler (on acquiring the partition) and loads its index into it. */
   async attach(partition: number, scheduler: TimerScheduler): Promise<number> {
@@ -77,7 +91,7 @@ export class KvTimerIndex implements TimerIndex {
     const known = this.written.get(owner.stateKey);
     if (timers.length === 0) {
       if (known !== undefined) {
-        await this.kv.delete(timerIndexKey(this.partitionOf(owner), owner.stateKey));
+        await this.acks.publish(this.subjectPrefix + timerIndexKey(this.partitionOf(owner), owner.stateKey), EMPTY, deleteHeaders());
         this.written.delete(owner.stateKey);
       }
     } else if (known === undefined || !sameTimers(known, timers)) {
@@ -112,11 +126,20 @@ export class KvTimerIndex implements TimerIndex {
   }
 
   private async write(entry: TimerIndexEntry): Promise<void> {
-    await this.kv.put(timerIndexKey(this.partitionOf(entry.owner), entry.owner.stateKey), encodeTimerIndexEntry(entry));
+    await this.acks.publish(this.subjectPrefix + timerIndexKey(this.partitionOf(entry.owner), entry.owner.stateKey), encodeTimerIndexEntry(entry), undefined);
     this.written.set(entry.owner.stateKey, entry.timers);
   }
 
   private partitionOf(owner: TimerOwner): number {
     return this.topology.partitionOf(owner.stateKey.slice(owner.stateKey.indexOf('.') + 1));
   }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The headers of a KV delete (what `kv.delete` publishes): a marker the KV reads as a deleted key. */
+function deleteHeaders(): ReturnType<typeof createHeaders> {
+  const h = createHeaders();
+  h.set('KV-Operation', 'DEL');
+  return h;
 }
