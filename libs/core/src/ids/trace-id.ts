@@ -1,6 +1,6 @@
-import { v5 as uuidv5 } from 'uuid';
 import { entityKeyHex } from './entity-key-hex.js';
 import { IdNamespace } from './namespaces.js';
+import { uuidV5Bytes } from './uuid-v5.js';
 
 /**
  * The 16-byte trace id of activation `seq` of `agent` on `key`: one trace per (agent, key, seq),
@@ -8,7 +8,7 @@ import { IdNamespace } from './namespaces.js';
  * starting unrelated ones.
  */
 export function traceId(agent: string, key: Uint8Array, seq: number): Uint8Array {
-  return Uint8Array.from(uuidv5(`${agent}|${entityKeyHex(key)}|${seq}`, IdNamespace.Trace, new Uint8Array(16)));
+  return uuidV5Bytes(`${agent}|${entityKeyHex(key)}|${seq}`, IdNamespace.Trace);
 }
 
 /**
@@ -16,6 +16,5 @@ export function traceId(agent: string, key: Uint8Array, seq: number): Uint8Array
  * (first 8 bytes of a uuid v5): deterministic, so a retried span has the id of the original.
  */
 export function spanId(agent: string, key: Uint8Array, seq: number, role: string, index: number): Uint8Array {
-  const bytes = uuidv5(`${agent}|${entityKeyHex(key)}|${seq}|${role}|${index}`, IdNamespace.Trace, new Uint8Array(16));
-  return Uint8Array.from(bytes.subarray(0, 8));
+  return uuidV5Bytes(`${agent}|${entityKeyHex(key)}|${seq}|${role}|${index}`, IdNamespace.Trace).slice(0, 8);
 }
