@@ -7,7 +7,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopology } from '#routing';
-import { provision } from '#transport';
+import { provision, PubAckPipeline } from '#transport';
 import { ClaimRecordUnreadable } from '../../apps/effector/src/dedup/dedup-errors.js';
 import { InMemoryDedupStore } from '../../apps/effector/src/dedup/in-memory-dedup-store.js';
 import { KvDedupStore } from '../../apps/effector/src/dedup/kv-dedup-store.js';
@@ -19,20 +19,23 @@ const streams = { replicas: 1, duplicateWindowMs: 120_000, inboxMaxAgeMs: 3_600_
 let server: NatsServerHandle;
 let nc: NatsConnection;
 let kv: KV;
+let acks: PubAckPipeline;
 
 beforeAll(async () => {
   server = await startNatsServer();
   nc = await connect({ servers: server.url });
   await provision(nc, await jetstreamManager(nc), topology, streams, { effectsTtlMs: 3_600_000 });
   kv = await new Kvm(nc).open(topology.buckets.effects, { bindOnly: true });
+  acks = new PubAckPipeline(nc, { timeoutMs: 5_000, monotonicMs: () => performance.now() });
 });
 
 afterAll(async () => {
+  acks?.close();
   await nc?.close();
   await server?.stop();
 });
 
-dedupStoreConformance('KvDedupStore (nats-server)', () => ({ open: (nowMs) => new KvDedupStore(kv, nowMs) }));
+dedupStoreConformance('KvDedupStore (nats-server)', () => ({ open: (nowMs) => new KvDedupStore(kv, acks, topology.buckets.effects, nowMs) }));
 
 dedupStoreConformance('InMemoryDedupStore', () => {
   let shared: InMemoryDedupStore | undefined;
@@ -42,7 +45,7 @@ dedupStoreConformance('InMemoryDedupStore', () => {
 describe('KvDedupStore on JetStream', () => {
   it('holds an intent whose record it cannot read instead of claiming it', async () => {
     await kv.put('unreadable-intent', new TextEncoder().encode('C:legacy-token'));
-    const store = new KvDedupStore(kv, () => Date.now());
+    const store = new KvDedupStore(kv, acks, topology.buckets.effects, () => Date.now());
     await expect(store.claim('unreadable-intent', { token: 't', leaseMs: 1_000 })).rejects.toBeInstanceOf(ClaimRecordUnreadable);
   });
 
@@ -50,7 +53,7 @@ describe('KvDedupStore on JetStream', () => {
     const reads: string[] = [];
     const spy = nc.subscribe('$JS.API.>', { callback: (_e, m) => { if (/MSG\.GET|DIRECT\.GET/.test(m.subject)) reads.push(m.subject); } });
     await nc.flush();
-    const store = new KvDedupStore(kv, () => Date.now());
+    const store = new KvDedupStore(kv, acks, topology.buckets.effects, () => Date.now());
     const claimed = await store.claim('complete-direct', { token: 'mine', leaseMs: 60_000 });
     if (claimed.kind !== 'claimed') throw new Error(`expected a claim, got ${claimed.kind}`);
     expect(await store.complete('complete-direct', claimed.claim, new Uint8Array([1]), 60_000)).toBe(true);
@@ -65,7 +68,7 @@ describe('KvDedupStore on JetStream', () => {
   });
 
   it('claims again after a release left a delete marker', async () => {
-    const store = new KvDedupStore(kv, () => Date.now());
+    const store = new KvDedupStore(kv, acks, topology.buckets.effects, () => Date.now());
     const first = await store.claim('released-intent', { token: 't1', leaseMs: 60_000 });
     if (first.kind !== 'claimed') throw new Error('expected a claim');
     expect(await store.release('released-intent', first.claim)).toBe(true);

@@ -1,9 +1,8 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
-import { headers as createHeaders } from '@nats-io/transport-node';
 import { indexCovers, sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
 import { decodeKeyToken, timerIndexKey, type Topology } from '#routing';
-import { listKvKeys, type PubAckPipeline } from '#transport';
+import { listKvKeys, PipelinedKvWrites, type PubAckPipeline } from '#transport';
 import { decodeTimerIndexEntry, encodeTimerIndexEntry, type TimerIndexEntry } from './timer-index-entry.js';
 import type { TimerScheduler } from './timer-scheduler.js';
 
@@ -12,8 +11,8 @@ import type { TimerScheduler } from './timer-scheduler.js';
  * only when a commit changes a key's timers, so the fast path (no timers) costs nothing extra.
  *
  * Entries are written as the KV client writes them (a put is a publish to `$KV.<bucket>.<key>`, a
- * delete the same with `KV-Operation: DEL` and no payload), through the pipelined publisher the
- * state writes use (decision 0065): no request object, timer or `RequestError` per write. A write
+ * delete the same with `KV-Operation: DEL` and no payload), through {@link PipelinedKvWrites} on the
+ * pipelined publisher the state writes use (decision 0065): no request object, timer or `RequestError` per write. A write
  * whose acknowledgement does not come throws, and the element is retried like any failed commit
  * step; both writes are idempotent, so a retry or a redelivery converges on the same entry.
  */
@@ -30,13 +29,12 @@ export class KvTimerIndex implements TimerIndex {
     /** Lists the partition's index keys (one request; `kv.keys()` can stall, see `listKvKeys`). */
     private readonly jsm: JetStreamManager,
     /** The connection's pipelined publisher: entry writes and deletes. */
-    private readonly acks: PubAckPipeline,
+    acks: PubAckPipeline,
   ) {
-    this.subjectPrefix = `$KV.${topology.buckets.timers}.`;
+    this.writes = new PipelinedKvWrites(kv, acks, topology.buckets.timers);
   }
 
-  /** `$KV.<bucket>.`: the index's keys live under it (no JetStream domain, as for the state bucket). */
-  private readonly subjectPrefix: string;
+  private readonly writes: PipelinedKvWrites;
 
   /** Attaches a partition's scheduler (on acquiring the partition) and loads its index into it. */
   async attach(partition: number, scheduler: TimerScheduler): Promise<number> {
@@ -91,7 +89,7 @@ export class KvTimerIndex implements TimerIndex {
     const known = this.written.get(owner.stateKey);
     if (timers.length === 0) {
       if (known !== undefined) {
-        await this.acks.publish(this.subjectPrefix + timerIndexKey(this.partitionOf(owner), owner.stateKey), EMPTY, deleteHeaders());
+        await this.writes.delete(timerIndexKey(this.partitionOf(owner), owner.stateKey));
         this.written.delete(owner.stateKey);
       }
     } else if (known === undefined || !sameTimers(known, timers)) {
@@ -126,7 +124,7 @@ export class KvTimerIndex implements TimerIndex {
   }
 
   private async write(entry: TimerIndexEntry): Promise<void> {
-    await this.acks.publish(this.subjectPrefix + timerIndexKey(this.partitionOf(entry.owner), entry.owner.stateKey), encodeTimerIndexEntry(entry), undefined);
+    await this.writes.put(timerIndexKey(this.partitionOf(entry.owner), entry.owner.stateKey), encodeTimerIndexEntry(entry));
     this.written.set(entry.owner.stateKey, entry.timers);
   }
 
@@ -135,11 +133,3 @@ export class KvTimerIndex implements TimerIndex {
   }
 }
 
-const EMPTY = new Uint8Array(0);
-
-/** The headers of a KV delete (what `kv.delete` publishes): a marker the KV reads as a deleted key. */
-function deleteHeaders(): ReturnType<typeof createHeaders> {
-  const h = createHeaders();
-  h.set('KV-Operation', 'DEL');
-  return h;
-}

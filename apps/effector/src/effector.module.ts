@@ -66,7 +66,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
     {
       provide: DEDUP_STORE,
       inject: [NatsService, TOPOLOGY, PROVISIONING],
-      useFactory: async (nats: NatsService, topology: Topology): Promise<DedupStore> => new KvDedupStore(await nats.bucket(topology.buckets.effects), () => Date.now()),
+      useFactory: async (nats: NatsService, topology: Topology): Promise<DedupStore> => new KvDedupStore(await nats.bucket(topology.buckets.effects), nats.acks, topology.buckets.effects, () => Date.now()),
     },
     {
       provide: RESULT_PUBLISHER,

@@ -1,11 +1,9 @@
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
-import { headers as createHeaders } from '@nats-io/transport-node';
 import { CommitConflict, decodeActorDocument, RetryableError, type StateStore, type StoredActor } from '#core';
+import { isRevisionConflict, PipelinedKvWrites } from './pipelined-kv-writes.js';
 import type { PubAckPipeline } from './pub-ack-pipeline.js';
 
 /** The CAS condition of a KV update (what `kv.update` sets). */
-const EXPECTED_LAST_SUBJECT_SEQUENCE = 'Nats-Expected-Last-Subject-Sequence';
 
 /** A KV operation failed in a way that may or may not have written (timeout, disconnect, outage). */
 export class StateStoreUnavailable extends RetryableError {
@@ -21,15 +19,15 @@ export class StateStoreUnavailable extends RetryableError {
  * re-reads before deciding anything.
  */
 export class KvStateStore implements StateStore {
-  private readonly subjectPrefix: string;
+  private readonly writes: PipelinedKvWrites;
 
   /** `bucket` is the KV's name; its keys live on `$KV.<bucket>.<key>` (no JetStream domain). */
   constructor(
     private readonly kv: KV,
-    private readonly acks: PubAckPipeline,
+    acks: PubAckPipeline,
     bucket: string,
   ) {
-    this.subjectPrefix = `$KV.${bucket}.`;
+    this.writes = new PipelinedKvWrites(kv, acks, bucket);
   }
 
   async load(stateKey: string): Promise<StoredActor | undefined> {
@@ -45,12 +43,9 @@ export class KvStateStore implements StateStore {
 
   async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
     try {
-      if (expectedRevision === undefined) return await this.kv.create(stateKey, bytes);
-      const h = createHeaders();
-      h.set(EXPECTED_LAST_SUBJECT_SEQUENCE, String(expectedRevision));
-      return (await this.acks.publish(this.subjectPrefix + stateKey, bytes, h)).seq;
+      return expectedRevision === undefined ? await this.writes.create(stateKey, bytes) : await this.writes.put(stateKey, bytes, expectedRevision);
     } catch (error) {
-      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) {
+      if (isRevisionConflict(error)) {
         throw new CommitConflict(`state of ${stateKey} changed since revision ${expectedRevision ?? 'absent'}`, { cause: error });
       }
       throw new StateStoreUnavailable(`committing ${stateKey} failed: ${(error as Error).message}`, { cause: error });

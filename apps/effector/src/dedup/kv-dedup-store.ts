@@ -3,7 +3,9 @@
  * `effector.resultTtlMs`). A claim is `kv.create` (the server refuses a second create: error
  * 10071), a takeover of an ended lease is `kv.update` at the revision read, a completion is a
  * `kv.update` at the claim's own revision (a conflict falls back to a token check then
- * `kv.update` at the revision read), a release is `kv.delete` at that revision.
+ * `kv.update` at the revision read), a release is `kv.delete` at that revision. Creates and
+ * updates are sent as the KV client sends them, through the pipelined publisher
+ * ({@link PipelinedKvWrites}): the same conditions, without a request per write.
  * Every write is therefore a compare-and-set the server enforces; two replicas racing for one
  * intent get exactly one `claimed`.
  *
@@ -13,8 +15,8 @@
  * then run twice). The bucket's TTL only reclaims space: a record of a completed intent vanishes
  * `resultTtlMs` after its last write, at which point a redelivery would execute it again.
  */
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { isRevisionConflict, PipelinedKvWrites, type PubAckPipeline } from '#transport';
 import { decideCompletion, mayRelease, readForClaim } from './claim-decision.js';
 import { ClaimState, decodeClaimRecord, encodeClaimRecord, type ClaimRecord } from './claim-record.js';
 import { DedupStoreUnavailable } from './dedup-errors.js';
@@ -33,17 +35,25 @@ interface StoredRecord {
  * flight. Safe across replicas and restarts: all coordination is in the bucket.
  */
 export class KvDedupStore implements DedupStore {
-  /**
-   * @param kv the effects bucket, opened (never created) by the caller after provisioning.
-   * @param nowMs the effector's clock (epoch ms) for leases and retention.
-   */
   /** Handles returned by {@link claim}: only these complete without a read (held weakly; a process restart forgets them, and its redelivery claims anew). */
   private readonly issued = new WeakSet<ClaimHandle>();
 
+  private readonly writes: PipelinedKvWrites;
+
+  /**
+   * @param kv the effects bucket, opened (never created) by the caller after provisioning: reads.
+   * @param acks the connection's pipelined publisher: every write goes through it, as the KV client would send it.
+   * @param bucket the effects bucket's name.
+   * @param nowMs the effector's clock (epoch ms) for leases and retention.
+   */
   constructor(
     private readonly kv: KV,
+    acks: PubAckPipeline,
+    bucket: string,
     private readonly nowMs: () => number,
-  ) {}
+  ) {
+    this.writes = new PipelinedKvWrites(kv, acks, bucket);
+  }
 
   async claim(intentId: string, request: ClaimRequest): Promise<ClaimOutcome> {
     for (let race = 0; race < MAX_RACES; race += 1) {
@@ -51,7 +61,7 @@ export class KvDedupStore implements DedupStore {
       const leaseUntilMs = now + request.leaseMs;
       const value = encodeClaimRecord({ state: ClaimState.Claimed, token: request.token, leaseUntilMs });
       try {
-        const revision = await this.kv.create(intentId, value);
+        const revision = await this.writes.create(intentId, value);
         return { kind: 'claimed', claim: this.issue(request.token, revision), leaseUntilMs };
       } catch (error) {
         if (!isRevisionConflict(error)) throw unavailable(`claiming ${intentId}`, error);
@@ -68,7 +78,7 @@ export class KvDedupStore implements DedupStore {
           return { kind: 'in_flight', leaseUntilMs: reading.leaseUntilMs };
         case 'reclaimable':
           try {
-            const revision = await this.kv.update(intentId, value, current.revision);
+            const revision = await this.writes.put(intentId, value, current.revision);
             return { kind: 'claimed', claim: this.issue(request.token, revision), leaseUntilMs };
           } catch (error) {
             if (!isRevisionConflict(error)) throw unavailable(`taking over ${intentId}`, error);
@@ -86,7 +96,7 @@ export class KvDedupStore implements DedupStore {
     // read below decides as before. A handle it did not issue always takes the read.
     if (this.issued.has(claim)) {
       try {
-        await this.kv.update(intentId, this.doneRecord(claim, result, retainMs), claim.revision);
+        await this.writes.put(intentId, this.doneRecord(claim, result, retainMs), claim.revision);
         return true;
       } catch (error) {
         if (!isRevisionConflict(error)) throw unavailable(`completing ${intentId}`, error);
@@ -99,7 +109,7 @@ export class KvDedupStore implements DedupStore {
       if (decision === 'already_done') return true;
       if (current === undefined) return false;
       try {
-        await this.kv.update(intentId, this.doneRecord(claim, result, retainMs), current.revision);
+        await this.writes.put(intentId, this.doneRecord(claim, result, retainMs), current.revision);
         return true;
       } catch (error) {
         if (!isRevisionConflict(error)) throw unavailable(`completing ${intentId}`, error);
@@ -141,14 +151,6 @@ export class KvDedupStore implements DedupStore {
     if (entry === null || entry.operation !== 'PUT') return undefined;
     return { record: decodeClaimRecord(intentId, entry.value), revision: entry.revision };
   }
-}
-
-/** The server refused a write because the key's last revision was not the expected one. */
-function isRevisionConflict(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
 }
 
 function unavailable(what: string, error: unknown): DedupStoreUnavailable {
