@@ -108,6 +108,15 @@ describe('FakeLlm', () => {
     expect(fake.requests[0]).toEqual({ model: 'm', messages: [{ role: 'user', content: 'original' }] });
   });
 
+  it('keeps no record of requests when told not to (a long-running service), yet answers and counts the same', async () => {
+    const fake = new FakeLlm({ delay: instant, recordCalls: false }).on(matchModel('a'), respondWith('for a')).on(matchAny(), respondWith('other'));
+    expect(await text(fake, request('a'))).toBe('for a');
+    expect(await text(fake, request('b'))).toBe('other');
+    expect(fake.callCount).toBe(2);
+    expect(fake.requests).toEqual([]);
+    expect(fake.callsMatching(matchAny())).toEqual([]);
+  });
+
   it('counts the calls a matcher selects', async () => {
     const fake = new FakeLlm({ delay: instant }).on(matchAny(), respondWith('ok'));
     for (const model of ['a', 'b', 'a']) await fake.complete(request(model), live());

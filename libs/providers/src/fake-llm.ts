@@ -26,6 +26,12 @@ export interface FakeLlmOptions {
    * recording delay to keep tests fast and assert on latency without a clock.
    */
   readonly delay?: Delay;
+  /**
+   * Keep every request for {@link FakeLlm.requests} and {@link FakeLlm.callsMatching} (default
+   * `true`, for tests). A service answering from a script for hours sets `false`: the record
+   * would grow with every call the process ever makes, and nothing reads it there.
+   */
+  readonly recordCalls?: boolean;
 }
 
 interface RecordedCall {
@@ -63,10 +69,13 @@ export class FakeLlm implements ModelProvider {
   readonly #rules: FakeLlmRule[];
   readonly #delay: Delay;
   readonly #calls: RecordedCall[] = [];
+  readonly #recordCalls: boolean;
+  #callCount = 0;
 
   constructor(options: FakeLlmOptions = {}) {
     this.#rules = [...(options.rules ?? [])];
     this.#delay = options.delay ?? abortableDelay;
+    this.#recordCalls = options.recordCalls ?? true;
   }
 
   /** Appends a rule (tried after every existing one); returns `this` for chaining. */
@@ -75,14 +84,14 @@ export class FakeLlm implements ModelProvider {
     return this;
   }
 
-  /** Every request received so far, in call order (clones taken at call time). */
+  /** Every request received so far, in call order (clones taken at call time); empty unless calls are recorded. */
   get requests(): readonly ModelRequest[] {
     return this.#calls.map((call) => call.request);
   }
 
   /** How many times `complete` was called, failures included. */
   get callCount(): number {
-    return this.#calls.length;
+    return this.#callCount;
   }
 
   /** The recorded requests `matcher` matches, in call order. */
@@ -100,8 +109,11 @@ export class FakeLlm implements ModelProvider {
   async complete(request: ModelRequest, options: ProviderCallOptions): Promise<Uint8Array> {
     const { signal } = options;
     const canonical = canonicalJson(request);
-    const recorded = structuredClone(request);
-    this.#calls.push({ request: recorded, canonical });
+    this.#callCount += 1;
+    // Behaviours see the recorded clone, so a test's record cannot be changed through them; an
+    // unrecorded call hands them the request itself (they only read it).
+    const recorded = this.#recordCalls ? structuredClone(request) : request;
+    if (this.#recordCalls) this.#calls.push({ request: recorded, canonical });
     signal.throwIfAborted();
     const rule = this.#rules.find(([matcher]) => matcher.matches(recorded, canonical));
     if (rule === undefined) throw this.#unmatched(recorded, canonical);

@@ -99,7 +99,8 @@ export function createModelRouter(
 function bareProvider(config: ModelProviderConfig, deps: ModelProviderFactoryDeps): ModelProvider {
   switch (config.provider) {
     case 'fake':
-      return new FakeLlm({ rules: config.rules ?? [] });
+      // A service never reads the call record; kept, it would grow with every call (see FakeLlmOptions).
+      return new FakeLlm({ rules: config.rules ?? [], recordCalls: false });
     case 'openai-compatible': {
       const apiKey = loadApiKey(config, deps.env);
       return new OpenAiCompatibleProvider({

@@ -70,10 +70,20 @@ export class ModelRouter implements ModelProvider {
 
 const lenient = new TextDecoder('utf-8');
 
+/**
+ * `"type": "message"` written out, as every Anthropic message body has it at its top level. A
+ * JSON string cannot contain it unescaped, so a body without it is not an Anthropic message
+ * (short of keys spelled with `\u` escapes, which no provider sends): the default decoder
+ * parses it, once, instead of after a full parse here.
+ */
+const MESSAGE_TYPE = /"type"\s*:\s*"message"/;
+
 /** A cheap shape test: a JSON object whose `type` is `message` (OpenAI completions have `choices`, never that). */
 function looksLikeAnthropicMessage(body: Uint8Array): boolean {
+  const text = lenient.decode(body);
+  if (!MESSAGE_TYPE.test(text)) return false;
   try {
-    const parsed: unknown = JSON.parse(lenient.decode(body));
+    const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null && (parsed as { type?: unknown }).type === 'message';
   } catch {
     return false;
