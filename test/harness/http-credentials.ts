@@ -30,3 +30,13 @@ export function writeApiKeysFile(keys: readonly TestApiKey[]): string {
 export function bearer(key: string = TEST_API_KEY, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   return { authorization: `Bearer ${key}`, ...extra };
 }
+
+/** An RFC 9457 problem-details body as the HTTP edge answers it (4xx and 5xx). */
+export interface ProblemBody {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly reason: string;
+  readonly authReason?: string;
+}

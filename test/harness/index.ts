@@ -15,7 +15,7 @@ export type { ServiceHandle, ServiceName } from './service-process.js';
 export { startCluster } from './cluster.js';
 export type { ClusterOptions, TestCluster } from './cluster.js';
 export { TEST_API_KEY, writeApiKeysFile, bearer } from './http-credentials.js';
-export type { TestApiKey } from './http-credentials.js';
+export type { ProblemBody, TestApiKey } from './http-credentials.js';
 export { collect } from './collect.js';
 export type { Collector } from './collect.js';
 export { readStream } from './read-stream.js';

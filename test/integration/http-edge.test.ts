@@ -12,22 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolIntent, encodeApproval } from '#core';
 import { encodeKeyToken, keyFromText } from '#routing';
 import { AgentsHttpClient, HttpRefused } from '#client';
-import { bearer, collect, REPO_ROOT, startCluster, startService, writeApiKeysFile, TEST_API_KEY, type ServiceHandle, type TestCluster } from '../harness/index.js';
+import { bearer, collect, REPO_ROOT, startCluster, startService, writeApiKeysFile, TEST_API_KEY, type ProblemBody, type ServiceHandle, type TestCluster } from '../harness/index.js';
 
 const text = new TextDecoder();
 const ALICE = 'alice-key-0123456789abcdefghijklmnop';
 const PUBLISHER = 'publisher-key-0123456789abcdefghijk';
 const OLD = 'rotation-old-0123456789abcdefghijklmn';
 const NEW = 'rotation-new-0123456789abcdefghijklmn';
-
-interface Problem {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail: string;
-  readonly reason: string;
-  readonly authReason?: string;
-}
 
 function baseOf(replica: ServiceHandle): string {
   for (const line of replica.lines) {
@@ -96,12 +87,12 @@ describe('the authenticated HTTP edge', () => {
     expect(response.status).toBe(401);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer /);
-    const problem = (await response.json()) as Problem;
+    const problem = (await response.json()) as ProblemBody;
     expect(problem).toMatchObject({ type: 'urn:nats-agents:problem:unauthenticated', status: 401, reason: 'unauthenticated', authReason: 'missing_credential' });
 
     const wrong = await approve('order-anon', bearer('not-a-configured-key-0123456789', json), JSON.stringify({ intentId, approved: true }));
     expect(wrong.status).toBe(401);
-    expect(((await wrong.json()) as Problem).authReason).toBe('unknown_api_key');
+    expect(((await wrong.json()) as ProblemBody).authReason).toBe('unknown_api_key');
 
     // Nothing was decided: the credential's own decision is the first one, and it wins.
     const decided = await approve('order-anon', bearer(ALICE, json), JSON.stringify({ intentId, approved: false, reason: 'too much' }));
@@ -116,7 +107,7 @@ describe('the authenticated HTTP edge', () => {
     const out = await collect(cluster.client.nc, 'agents.output.refund.order-forged');
     const forged = await approve('order-forged', bearer(ALICE, json), JSON.stringify({ intentId, approved: true, approver: 'the-cfo' }));
     expect(forged.status).toBe(403);
-    expect((await forged.json()) as Problem).toMatchObject({ reason: 'approver_mismatch', status: 403 });
+    expect((await forged.json()) as ProblemBody).toMatchObject({ reason: 'approver_mismatch', status: 403 });
 
     // The protobuf form is held to the same rule.
     const forgedProto = await approve('order-forged', bearer(ALICE, { 'content-type': 'application/x-protobuf' }), encodeApproval({ intentId, approved: true, approver: 'the-cfo', reason: '', decidedAtMs: 0 }));
@@ -134,7 +125,7 @@ describe('the authenticated HTTP edge', () => {
     expect(counter.status).toBe(202);
     const refund = await fetch(`${base}/v1/agents/refund/events/scoped`, { method: 'POST', headers: bearer(PUBLISHER, json), body: '{"orderId":"o","amount":1}' });
     expect(refund.status).toBe(403);
-    const problem = (await refund.json()) as Problem;
+    const problem = (await refund.json()) as ProblemBody;
     expect(problem).toMatchObject({ type: 'urn:nats-agents:problem:missing_scope', reason: 'missing_scope' });
     expect(problem.detail).toContain('events:publish:refund');
     const approval = await approve('scoped', bearer(PUBLISHER, json), JSON.stringify({ intentId: 'i-1', approved: true }));
@@ -146,13 +137,13 @@ describe('the authenticated HTTP edge', () => {
   it('keeps results (and, by default, approvals) off over HTTP', async () => {
     const results = await fetch(`${base}/v1/agents/refund/results/k`, { method: 'POST', headers: bearer(undefined, json), body: JSON.stringify({ intentId: 'i-1', status: 'ok' }) });
     expect(results.status).toBe(404);
-    expect(((await results.json()) as Problem).reason).toBe('route_disabled');
+    expect(((await results.json()) as ProblemBody).reason).toBe('route_disabled');
 
     const defaults = await startService('ingress', { ...cluster.env, AGENTS_HTTP_APPROVALS_ENABLED: 'false' });
     extra.push(defaults);
     const approvals = await fetch(`${baseOf(defaults)}/v1/agents/refund/approvals/k`, { method: 'POST', headers: bearer(undefined, json), body: JSON.stringify({ intentId: 'i-1', approved: true }) });
     expect(approvals.status).toBe(404);
-    expect(((await approvals.json()) as Problem).reason).toBe('route_disabled');
+    expect(((await approvals.json()) as ProblemBody).reason).toBe('route_disabled');
   });
 
   it('refuses what a browser can send cross-site: simple content types and foreign origins', async () => {
@@ -160,12 +151,12 @@ describe('the authenticated HTTP edge', () => {
     // The probe's attack: a cross-origin text/plain POST carrying a protobuf approval.
     const plain = await approve('order-csrf', bearer(ALICE, { 'content-type': 'text/plain' }), encodeApproval({ intentId, approved: true, approver: '', reason: '', decidedAtMs: 0 }));
     expect(plain.status).toBe(415);
-    expect(((await plain.json()) as Problem).detail).toMatch(/browsers send it cross-origin/);
+    expect(((await plain.json()) as ProblemBody).detail).toMatch(/browsers send it cross-origin/);
     const form = await fetch(`${base}/v1/agents/counter/events/csrf`, { method: 'POST', headers: bearer(undefined, { 'content-type': 'application/x-www-form-urlencoded' }), body: 'n=1' });
     expect(form.status).toBe(415);
     const foreign = await approve('order-csrf', bearer(ALICE, { ...json, origin: 'https://evil.example' }), JSON.stringify({ intentId, approved: true }));
     expect(foreign.status).toBe(403);
-    expect(((await foreign.json()) as Problem).reason).toBe('origin_refused');
+    expect(((await foreign.json()) as ProblemBody).reason).toBe('origin_refused');
     // Without a credential header (all a cross-site form can do), nothing gets in either.
     const formOnly = await approve('order-csrf', { 'content-type': 'application/json' }, JSON.stringify({ intentId, approved: true }));
     expect(formOnly.status).toBe(401);
@@ -174,7 +165,7 @@ describe('the authenticated HTTP edge', () => {
   it('takes the documented JSON result and approval forms only as application/json, with a clear 415 otherwise', async () => {
     const none = await approve('order-ct', bearer(ALICE), new TextEncoder().encode(JSON.stringify({ intentId: 'i-1', approved: true })));
     expect(none.status).toBe(415);
-    expect(((await none.json()) as Problem).detail).toContain('application/json');
+    expect(((await none.json()) as ProblemBody).detail).toContain('application/json');
     const intentId = await pendingRefund('order-ct');
     const out = await collect(cluster.client.nc, 'agents.output.refund.order-ct');
     const accepted = await approve('order-ct', bearer(ALICE, { 'content-type': 'application/json; charset=utf-8' }), JSON.stringify({ intentId, approved: false }));
@@ -183,14 +174,14 @@ describe('the authenticated HTTP edge', () => {
     out.close();
     const garbage = await approve('order-ct', bearer(ALICE, json), '{"intentId": 7}');
     expect(garbage.status).toBe(400);
-    expect(((await garbage.json()) as Problem).reason).toBe('malformed_body');
+    expect(((await garbage.json()) as ProblemBody).reason).toBe('malformed_body');
   });
 
   it('answers invalid agent names with 400 naming the rule', async () => {
     for (const segment of ['Counter', 'a.b', '..%2Fecho', '%C3%A9cho']) {
       const response = await rawPost(base, `/v1/agents/${segment}/events/k`, bearer(undefined, json), '{}');
       expect(response.status, segment).toBe(400);
-      const problem = JSON.parse(response.body) as Problem;
+      const problem = JSON.parse(response.body) as ProblemBody;
       expect(problem.reason, segment).toBe('invalid_agent_name');
       expect(problem.detail, segment).toContain('[a-z0-9_-]');
     }
@@ -199,7 +190,7 @@ describe('the authenticated HTTP edge', () => {
   it('answers an unsupported Content-Encoding with 415, and decodes gzip', async () => {
     const br = await fetch(`${base}/v1/agents/counter/events/enc`, { method: 'POST', headers: bearer(undefined, { ...json, 'content-encoding': 'br' }), body: '{"n":1}' });
     expect(br.status).toBe(415);
-    expect(((await br.json()) as Problem).reason).toBe('unsupported_content_encoding');
+    expect(((await br.json()) as ProblemBody).reason).toBe('unsupported_content_encoding');
     const out = await collect(cluster.client.nc, 'agents.output.counter.enc');
     const gzip = await fetch(`${base}/v1/agents/counter/events/enc`, { method: 'POST', headers: bearer(undefined, { ...json, 'content-encoding': 'gzip' }), body: gzipSync('{"n":7}') });
     expect(gzip.status).toBe(202);
@@ -282,6 +273,6 @@ describe('the authenticated HTTP edge', () => {
     // Afterwards the old key is refused where the new configuration runs.
     const stale = await post(newOnly, OLD, n++);
     expect(stale.status).toBe(401);
-    expect(((await stale.json()) as Problem).authReason).toBe('unknown_api_key');
+    expect(((await stale.json()) as ProblemBody).authReason).toBe('unknown_api_key');
   });
 });

@@ -14,19 +14,11 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolIntent } from '#core';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { collect, startCluster, type ProblemBody, type TestCluster } from '../harness/index.js';
 
 const text = new TextDecoder();
 const ISSUER = 'https://idp.test/';
 const AUDIENCE = 'nats-agents';
-
-interface Problem {
-  readonly type: string;
-  readonly status: number;
-  readonly detail: string;
-  readonly reason: string;
-  readonly authReason?: string;
-}
 
 describe('JWT bearer tokens at the HTTP edge', () => {
   let cluster: TestCluster;
@@ -76,7 +68,7 @@ describe('JWT bearer tokens at the HTTP edge', () => {
     const response = await post('/v1/agents/refund/events/jwt-scope', await token('svc-billing', 'events:publish:counter'), '{"orderId":"o","amount":1}');
     expect(response.status).toBe(403);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const problem = (await response.json()) as Problem;
+    const problem = (await response.json()) as ProblemBody;
     expect(problem).toMatchObject({ reason: 'missing_scope', status: 403 });
     expect(problem.detail).toContain('events:publish:refund');
   }, 30_000);
@@ -95,7 +87,7 @@ describe('JWT bearer tokens at the HTTP edge', () => {
       // An `alg: none` token has an empty signature segment, so it is not taken for a JWT at all:
       // it is refused as a bearer value no configured API key matches.
       const expected = name === 'expired' ? 'expired_token' : name === 'none' ? 'unknown_api_key' : 'invalid_token';
-      expect(((await response.json()) as Problem).authReason, name).toBe(expected);
+      expect(((await response.json()) as ProblemBody).authReason, name).toBe(expected);
     }
   }, 30_000);
 
@@ -111,7 +103,7 @@ describe('JWT bearer tokens at the HTTP edge', () => {
     const approver = await token('ops-grace', 'approvals:decide:refund');
     const forged = await post('/v1/agents/refund/approvals/jwt-order', approver, JSON.stringify({ intentId, approved: true, approver: 'the-cfo' }));
     expect(forged.status).toBe(403);
-    expect(((await forged.json()) as Problem).reason).toBe('approver_mismatch');
+    expect(((await forged.json()) as ProblemBody).reason).toBe('approver_mismatch');
     // A publisher's token may not decide.
     expect((await post('/v1/agents/refund/approvals/jwt-order', publisher, JSON.stringify({ intentId, approved: true }))).status).toBe(403);
 

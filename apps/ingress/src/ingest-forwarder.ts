@@ -20,7 +20,7 @@ export interface IngestSource {
 export async function carryOut(acks: PubAckPipeline, topology: Topology, decision: IngestDecision, source: IngestSource): Promise<void> {
   if (decision.kind === 'forward') {
     const headers = toMsgHdrs(decision.headers);
-    headers.set(MSG_ID, ingestForwardMessageId(source.stream, source.seq, source.storedAtNanos));
+    headers.set(HeaderName.MsgId, ingestForwardMessageId(source.stream, source.seq, source.storedAtNanos));
     await acks.publish(decision.inboxSubject, decision.envelope, headers);
     return;
   }
@@ -29,7 +29,7 @@ export async function carryOut(acks: PubAckPipeline, topology: Topology, decisio
     { name: HeaderName.Agent, value: decision.agent },
     { name: HeaderName.EventTime, value: String(decision.eventTimeMs) },
   ]);
-  headers.set(MSG_ID, ingressErrorMessageId(source.stream, source.seq, source.storedAtNanos));
+  headers.set(HeaderName.MsgId, ingressErrorMessageId(source.stream, source.seq, source.storedAtNanos));
   await acks.publish(
     topology.errors(decision.agent, decision.reason),
     encodeErrorRecord({
@@ -43,5 +43,3 @@ export async function carryOut(acks: PubAckPipeline, topology: Topology, decisio
   );
 }
 
-/** JetStream's deduplication header. */
-const MSG_ID = 'Nats-Msg-Id';

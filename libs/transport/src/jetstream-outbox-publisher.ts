@@ -1,4 +1,4 @@
-import { RetryableError, type OutboxEntryDoc, type OutboxPublisher } from '#core';
+import { HeaderName, RetryableError, type OutboxEntryDoc, type OutboxPublisher } from '#core';
 import { toMsgHdrs } from './message-headers.js';
 import type { PubAckPipeline } from './pub-ack-pipeline.js';
 
@@ -35,10 +35,8 @@ export class JetStreamOutboxPublisher implements OutboxPublisher {
 
   private send(entry: OutboxEntryDoc): Promise<unknown> {
     const headers = toMsgHdrs(entry.headers);
-    headers.set(MSG_ID, entry.msgId);
+    headers.set(HeaderName.MsgId, entry.msgId);
     return this.acks.publish(entry.subject, entry.payload, headers);
   }
 }
 
-/** JetStream's deduplication header. */
-const MSG_ID = 'Nats-Msg-Id';
