@@ -91,7 +91,9 @@ import { buildModelProvider } from './model-provider.factory.js';
     {
       provide: LONGTERM_STORE,
       inject: [RUNTIME_CONFIG, NatsService, TOPOLOGY],
-      // The tier is served by the memory-store service; the activator only holds a client.
+      // The tier is served by the memory-store service; the activator only holds a client. Its
+      // requests carry the context active when an operation is called: the traced flush makes its
+      // `longterm.flush` span active around the call (read synchronously, decision 0076).
       useFactory: (config: RuntimeConfig, nats: NatsService, topology: Topology) =>
         !longTermEnabled(config) ? null : new NatsLongTermStore(nats.nc, topology, { timeoutMs: config.longterm.requestTimeoutMs, requestHeaders: () => withTraceContext([]) }),
     },

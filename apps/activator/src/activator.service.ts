@@ -29,7 +29,7 @@ import { KvTimerIndex } from './kv-timer-index.js';
 import { composeCommitPath } from './commit-path.factory.js';
 import { parseFailpoints } from './failpoint-state-store.js';
 import { TimerScheduler, type SchedulerClock } from './timer-scheduler.js';
-import { currentTracing, type RuntimeMetrics } from '#telemetry';
+import { currentTracing, TraceScopes, type RuntimeMetrics } from '#telemetry';
 import { OwnershipManager } from './ownership-manager.js';
 import { parkThreshold, PartitionWorker } from './partition-worker.js';
 import { ParkMarkers } from './park-markers.js';
@@ -111,14 +111,18 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
         this.logger.warn(`a charge of ${tokens} tokens to agent '${agent}' (window starting ${window.startMs}) was not written: ${error.message}`),
       ),
     };
+    // The running activations' spans, shared by the traced runtime and its commit-path wrappers.
+    const scopes = new TraceScopes();
     const commitPath = composeCommitPath(ports, {
       failpoints: parseFailpoints(process.env.AGENTS_FAILPOINTS),
       // Commits only under a locally valid lease on the key's partition (the epoch fences the rest).
       holdsLease: (stateKey) => this.ownership?.holds(this.partitionOfStateKey(stateKey)) ?? false,
       metrics: this.metrics,
       prefix: this.topology.prefix,
+      scopes,
     });
     this.runtime = new TracedActorRuntime(commitPath, {
+      scopes,
       metrics: this.metrics,
       prefix: this.topology.prefix,
       partitionOf: (token) => this.topology.partitionOf(token),

@@ -1,5 +1,5 @@
 import type { ActorRuntimeDeps, StateStore } from '#core';
-import type { RuntimeMetrics } from '#telemetry';
+import type { RuntimeMetrics, TraceScopes } from '#telemetry';
 import { FailpointStateStore, type Failpoint } from './failpoint-state-store.js';
 import { LeaseGuardedStateStore } from './lease-guarded-state-store.js';
 import { tracedLongTermStore } from './telemetry/traced-long-term-store.js';
@@ -16,6 +16,8 @@ export interface CommitPathOptions {
   readonly metrics: RuntimeMetrics;
   /** The deployment's subject prefix (intents are recognised by subject). */
   readonly prefix: string;
+  /** Where the tracing wrappers find the running activation's span: the traced runtime's own. */
+  readonly scopes: TraceScopes;
 }
 
 /**
@@ -38,9 +40,9 @@ export function composeCommitPath(deps: ActorRuntimeDeps, options: CommitPathOpt
   if (options.holdsLease !== undefined) store = new LeaseGuardedStateStore(store, options.holdsLease);
   return {
     ...deps,
-    store: new TracedStateStore(store),
-    publisher: new TracedOutboxPublisher(deps.publisher, options.metrics, options.prefix),
-    observer: new TracingObserver(deps.observer, deps.provider.name),
-    ...(deps.longterm !== undefined ? { longterm: { ...deps.longterm, store: tracedLongTermStore(deps.longterm.store, options.metrics) } } : {}),
+    store: new TracedStateStore(store, options.scopes),
+    publisher: new TracedOutboxPublisher(deps.publisher, options.metrics, options.prefix, options.scopes),
+    observer: new TracingObserver(deps.observer, deps.provider.name, options.scopes),
+    ...(deps.longterm !== undefined ? { longterm: { ...deps.longterm, store: tracedLongTermStore(deps.longterm.store, options.metrics, options.scopes) } } : {}),
   };
 }

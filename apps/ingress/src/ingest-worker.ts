@@ -128,7 +128,9 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
   }
 
   handle({ seq, storedAtNanos, traced }: IngestWork): Promise<boolean> {
-    // Sampled out, nothing records the scope: forward without it (no AsyncLocalStorage run).
+    // The forward carries the ingest span explicitly (its headers); the scope is synchronous
+    // (decision 0076): only what the forward logs before its first await carries trace_id.
+    // Sampled out, nothing records the scope: forward without it.
     return traced.recording ? context.with(traced.context, () => this.forward(traced.decision, seq, storedAtNanos)) : this.forward(traced.decision, seq, storedAtNanos);
   }
 

@@ -1,12 +1,11 @@
 // Layer 1: the activation span is the parent of everything the commit publishes, and re-parenting happens once per delivery — an in-place retry commits byte-identical bytes inside one span that says it retried. Real OpenTelemetry SDK (in-memory exporter), in-memory ports, no broker.
 import { createHash } from 'node:crypto';
 import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryStateStore, type AgentDefinition, type InboxElement, type OutboxEntryDoc, type Timers } from '#core';
-import { RuntimeMetrics } from '#telemetry';
+import { RuntimeMetrics, SynchronousContextManager, TraceScopes } from '#telemetry';
 import { composeCommitPath } from '../commit-path.factory.js';
 import { TracedActorRuntime } from './traced-actor-runtime.js';
 
@@ -23,6 +22,7 @@ const timers: Timers = {
 const echo: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
 
 function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics): TracedActorRuntime {
+  const scopes = new TraceScopes();
   return new TracedActorRuntime(
     composeCommitPath({
       store,
@@ -37,8 +37,8 @@ function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics
       maxDocumentBytes: 1_000_000,
       cacheCapacity: 10,
       backoff: { baseMs: 1, maxMs: 2 },
-    }, { failpoints: [], metrics, prefix: 'agents' }),
-    { metrics, prefix: 'agents', partitionOf: () => 3, tracing: true },
+    }, { failpoints: [], metrics, prefix: 'agents', scopes }),
+    { metrics, prefix: 'agents', partitionOf: () => 3, tracing: true, scopes },
   );
 }
 
@@ -51,7 +51,8 @@ const scope = { stateKey: 'echo.k', agent: 'echo', ownerEpoch: 1, signal: new Ab
 describe('TracedActorRuntime', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-  const manager = new AsyncLocalStorageContextManager();
+  // The services' context manager: nothing follows an await, so children find their parent explicitly.
+  const manager = new SynchronousContextManager();
 
   beforeAll(() => {
     context.setGlobalContextManager(manager.enable());

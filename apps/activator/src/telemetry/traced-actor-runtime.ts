@@ -1,6 +1,6 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { ActorRuntime, ensureError, ErrorReason, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
-import { activationCost, AgentsAttribute, keyAttribute, type ModelPrice, contextFromHeaders, derivedTraceId, startSpanInTrace, withLogFields, withTraceContext, type RuntimeMetrics } from '#telemetry';
+import { activationCost, AgentsAttribute, keyAttribute, type ModelPrice, contextFromHeaders, derivedTraceId, startSpanInTrace, withTraceContext, type RuntimeMetrics, type TraceScope, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /** What the traced runtime needs besides the core's dependencies. */
@@ -12,10 +12,14 @@ export interface ActivationTelemetry {
   readonly partitionOf: (token: string) => number;
   /**
    * Whether this process exports traces (`currentTracing().enabled`). Off, an element runs
-   * without a span, a context scope or log fields: nothing would record them, and the async
-   * context they need (AsyncLocalStorage's promise hooks) costs every promise of the process.
+   * without a span, a trace scope or log fields: nothing would record them.
    */
   readonly tracing: boolean;
+  /**
+   * Where a recording element's span is found by its children (state store, outbox publisher,
+   * long-term flush, observer): the same instance {@link composeCommitPath} was given.
+   */
+  readonly scopes: TraceScopes;
   /** Price per model name (alias or model id, as the agent calls it): the activation span's `agents.cost.usd`. */
   readonly prices?: Readonly<Record<string, ModelPrice>>;
 }
@@ -35,7 +39,9 @@ export interface ActivationTelemetry {
  *
  * The span says what happened: status, seq, resumed or not, outputs, intents, working-memory
  * size, model calls and cache hits, error reason, deliveries (`agents.redelivered`), in-place
- * attempts (`agents.retried`) and, for an element already applied, `agents.replay`. Metrics:
+ * attempts (`agents.retried`) and, for an element already applied, `agents.replay`. The children
+ * find the span through the element's {@link TraceScope}, opened under its state key for the
+ * element's duration (never through an async context: decision 0076). Metrics:
  * activation and overhead (minus model time) latency by agent and status, intents emitted,
  * suspensions, orphaned results and working-memory bytes come from the observer and here.
  */
@@ -93,12 +99,11 @@ export class TracedActorRuntime extends ActorRuntime {
     const recording = span.isRecording();
     // The key's digest is a hash per element: only for a span that keeps it.
     if (recording) span.setAttribute(AgentsAttribute.Key, keyAttribute(token));
+    // Sampled out, nothing records the scope or its log fields: no scope, so no child spans either.
+    const opened: TraceScope | undefined = recording ? { context: active, fields: { agent: scope.agent, key: token } } : undefined;
+    const close = opened === undefined ? undefined : this.telemetry.scopes.open(scope.stateKey, opened);
     try {
-      // Sampled out, nothing records the scope or its log fields: run without them (no
-      // AsyncLocalStorage run per element; child spans are only started under a recording parent).
-      const outcome = recording
-        ? await context.with(active, () => withLogFields({ agent: scope.agent, key: token }, () => super.process(traced, scope)))
-        : await super.process(traced, scope);
+      const outcome = await this.telemetry.scopes.run(opened, () => super.process(traced, scope));
       // A span that records nothing (sampled out) drops attributes and status.
       if (recording) this.describe(span, outcome);
       this.time(scope.agent, outcome, (performance.now() - started) / 1_000);
@@ -109,6 +114,7 @@ export class TracedActorRuntime extends ActorRuntime {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
       throw thrown;
     } finally {
+      close?.();
       span.end();
     }
   }

@@ -1,20 +1,24 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ensureError, type LongTermRecord, type LongTermStore } from '#core';
-import { AgentsAttribute, recordingContext, type RuntimeMetrics } from '#telemetry';
+import { encodeKeyToken } from '#routing';
+import { AgentsAttribute, type RuntimeMetrics, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
  * The long-term store with each flush before a commit recorded as a `longterm.flush` span of the
- * running activation and counted in `agents_longterm_upserts_total{agent, outcome}`. Every other
+ * running activation (found through the trace scope of the records' agent and entity key: one
+ * flush writes one activation's records) and counted in `agents_longterm_upserts_total{agent, outcome}`. Every other
  * operation (and any the store grows later) passes through untouched. A failed flush is re-thrown:
  * the runtime fails the activation closed or holds the key, exactly as without tracing.
  */
-export function tracedLongTermStore(inner: LongTermStore, metrics: RuntimeMetrics): LongTermStore {
+export function tracedLongTermStore(inner: LongTermStore, metrics: RuntimeMetrics, scopes: TraceScopes): LongTermStore {
   const upsert = async (records: readonly LongTermRecord[]): Promise<void> => {
-    const parent = recordingContext();
+    const first = records[0];
+    const parent = first === undefined ? undefined : scopes.get(`${first.agent}.${encodeKeyToken(first.entityKey)}`)?.context;
     const span = parent === undefined ? undefined : activatorTracer.startSpan('longterm.flush', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.LongTermRecords]: records.length } }, parent);
     try {
-      // Active while the request goes out, so the memory-store's span is this span's child.
+      // Active for the synchronous call, when the memory-store client reads its request headers
+      // (`requestHeaders`, once per operation before its first await): its span is this span's child.
       await (parent === undefined || span === undefined ? inner.upsert(records) : context.with(trace.setSpan(parent, span), () => inner.upsert(records)));
       count(metrics, records, 'ok');
     } catch (thrown) {

@@ -1,6 +1,6 @@
-import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { ensureError, HeaderName, type OutboxEntryDoc, type OutboxPublisher } from '#core';
-import { AgentsAttribute, MessagingAttribute, recordingContext, type RuntimeMetrics } from '#telemetry';
+import { AgentsAttribute, contextFromHeaders, MessagingAttribute, type RuntimeMetrics, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
@@ -9,8 +9,11 @@ import { activatorTracer } from './activator-tracer.js';
  * (`agents_intents_published_total`, the other side of the emitted = published identity). A
  * publish that fails counts nothing; its retry through the duplicate path counts once it lands.
  * The entries keep the headers they were committed with: their `traceparent` names the activation
- * that committed them, so the effector's span is that activation's child. Outside a recording
- * activation (sampled out, or tracing off) there is no span; the counts are kept all the same.
+ * that committed them, so the effector's span is that activation's child. That traceparent also
+ * finds the parent: the span is the child of the running activation whose span it names (its trace
+ * scope). Entries another activation committed (republished after a crash) and entries of an
+ * activation that is not recording (sampled out, or tracing off) get no span; the counts are kept
+ * all the same.
  */
 export class TracedOutboxPublisher implements OutboxPublisher {
   private readonly intentPrefixes: readonly string[];
@@ -19,13 +22,14 @@ export class TracedOutboxPublisher implements OutboxPublisher {
     private readonly inner: OutboxPublisher,
     private readonly metrics: RuntimeMetrics,
     prefix: string,
+    private readonly scopes: TraceScopes,
   ) {
     this.intentPrefixes = [`${prefix}.intents.`, `${prefix}.approval-requests.`];
   }
 
   async publish(entries: readonly OutboxEntryDoc[]): Promise<void> {
     const intents = entries.filter((entry) => this.intentPrefixes.some((p) => entry.subject.startsWith(p)));
-    const parent = recordingContext();
+    const parent = this.parentOf(entries);
     const span: Span | undefined =
       parent === undefined
         ? undefined
@@ -55,5 +59,13 @@ export class TracedOutboxPublisher implements OutboxPublisher {
     } finally {
       span?.end();
     }
+  }
+
+  /** The trace scope of the activation whose span the entries' traceparent names, if it runs and records. */
+  private parentOf(entries: readonly OutboxEntryDoc[]): Context | undefined {
+    const first = entries[0];
+    if (first === undefined) return undefined;
+    const spanId = trace.getSpanContext(contextFromHeaders(first.headers))?.spanId;
+    return spanId === undefined ? undefined : this.scopes.ofSpan(spanId)?.context;
   }
 }

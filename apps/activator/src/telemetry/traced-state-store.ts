@@ -1,19 +1,22 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { CommitConflict, ensureError, type StateStore, type StoredActor } from '#core';
-import { AgentsAttribute, recordingContext } from '#telemetry';
+import { AgentsAttribute, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
  * A {@link StateStore} that records each KV read (`state.load`) and compare-and-set write
- * (`state.commit`) as a child span of the running activation. Behaviour is the inner store's: the
+ * (`state.commit`) as a child span of the running activation, found by the state key in the activation's trace scope. Behaviour is the inner store's: the
  * same results, the same errors (a lost CAS is marked on the span as `conflict` and re-thrown).
  * Outside a recording activation (sampled out, or tracing off) it is the inner store, span-free.
  */
 export class TracedStateStore implements StateStore {
-  constructor(private readonly inner: StateStore) {}
+  constructor(
+    private readonly inner: StateStore,
+    private readonly scopes: TraceScopes,
+  ) {}
 
   async load(stateKey: string): Promise<StoredActor | undefined> {
-    const parent = recordingContext();
+    const parent = this.scopes.get(stateKey)?.context;
     if (parent === undefined) return this.inner.load(stateKey);
     const span = activatorTracer.startSpan('state.load', { kind: SpanKind.CLIENT }, parent);
     try {
@@ -29,7 +32,7 @@ export class TracedStateStore implements StateStore {
   }
 
   async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
-    const parent = recordingContext();
+    const parent = this.scopes.get(stateKey)?.context;
     if (parent === undefined) return this.inner.commit(stateKey, bytes, expectedRevision);
     const span = activatorTracer.startSpan('state.commit', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.StateBytes]: bytes.length } }, parent);
     try {

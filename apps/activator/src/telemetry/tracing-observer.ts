@@ -1,6 +1,6 @@
-import { SpanKind, trace } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import type { ActivationReport, ActorRuntimeObserver, ErrorReason, ModelCallRecord } from '#core';
-import { AgentsAttribute, GenAiAttribute, recordingContext } from '#telemetry';
+import { AgentsAttribute, GenAiAttribute, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /** Epoch milliseconds with sub-millisecond precision (span timestamps). */
@@ -8,8 +8,10 @@ const nowMs = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Decorates the runtime's observer (metrics and logs) with what traces need. Every hook forwards
- * to the inner observer first, then annotates the activation span active in the caller's
- * asynchronous context:
+ * to the inner observer first — inside the activation's trace scope when it records, so the lines
+ * the inner observer logs carry `agent`, `key`, `trace_id` and `span_id` — then annotates the
+ * activation span, found by the hook's state key in the runtime's {@link TraceScopes} (never in an
+ * async context, decision 0076):
  * - each model call becomes a `chat <model>` child span (OpenTelemetry GenAI conventions: system
  *   and provider, request model, token usage when the provider reports it) marked with whether
  *   the replay cache answered it; its start is back-dated by the provider time the core measured;
@@ -21,50 +23,51 @@ export class TracingObserver implements ActorRuntimeObserver {
   constructor(
     private readonly inner: ActorRuntimeObserver | undefined,
     private readonly providerName: string,
+    private readonly scopes: TraceScopes,
   ) {}
 
   committed(stateKey: string, report: ActivationReport, documentBytes: number): void {
-    this.inner?.committed?.(stateKey, report, documentBytes);
+    this.forward(stateKey, () => this.inner?.committed?.(stateKey, report, documentBytes));
   }
 
   duplicate(stateKey: string, inboxSeq: number): void {
-    this.inner?.duplicate?.(stateKey, inboxSeq);
-    trace.getActiveSpan()?.setAttribute(AgentsAttribute.Replay, true);
+    this.forward(stateKey, () => this.inner?.duplicate?.(stateKey, inboxSeq));
+    this.scopes.span(stateKey)?.setAttribute(AgentsAttribute.Replay, true);
   }
 
   conflict(stateKey: string): void {
-    this.inner?.conflict?.(stateKey);
-    trace.getActiveSpan()?.addEvent('commit conflict');
+    this.forward(stateKey, () => this.inner?.conflict?.(stateKey));
+    this.scopes.span(stateKey)?.addEvent('commit conflict');
   }
 
   fenced(stateKey: string, storedEpoch: number, ownEpoch: number): void {
-    this.inner?.fenced?.(stateKey, storedEpoch, ownEpoch);
-    trace.getActiveSpan()?.addEvent('fenced', { 'agents.stored_epoch': storedEpoch, [AgentsAttribute.OwnerEpoch]: ownEpoch });
+    this.forward(stateKey, () => this.inner?.fenced?.(stateKey, storedEpoch, ownEpoch));
+    this.scopes.span(stateKey)?.addEvent('fenced', { 'agents.stored_epoch': storedEpoch, [AgentsAttribute.OwnerEpoch]: ownEpoch });
   }
 
   retrying(stateKey: string, error: Error, attempt: number, delayMs: number): void {
-    this.inner?.retrying?.(stateKey, error, attempt, delayMs);
-    const span = trace.getActiveSpan();
+    this.forward(stateKey, () => this.inner?.retrying?.(stateKey, error, attempt, delayMs));
+    const span = this.scopes.span(stateKey);
     span?.addEvent('retry', { 'exception.type': error.name, 'agents.retry.delay_ms': delayMs });
     span?.setAttributes({ [AgentsAttribute.Attempts]: attempt + 2, [AgentsAttribute.Retried]: true });
   }
 
   softCap(stateKey: string): void {
-    this.inner?.softCap?.(stateKey);
-    trace.getActiveSpan()?.addEvent('working memory over soft cap');
+    this.forward(stateKey, () => this.inner?.softCap?.(stateKey));
+    this.scopes.span(stateKey)?.addEvent('working memory over soft cap');
   }
 
   refused(stateKey: string, reason: ErrorReason): void {
-    this.inner?.refused?.(stateKey, reason);
+    this.forward(stateKey, () => this.inner?.refused?.(stateKey, reason));
   }
 
   quarantined(stateKey: string, detail: string): void {
-    this.inner?.quarantined?.(stateKey, detail);
+    this.forward(stateKey, () => this.inner?.quarantined?.(stateKey, detail));
   }
 
   modelCall(stateKey: string, call: ModelCallRecord): void {
-    this.inner?.modelCall?.(stateKey, call);
-    const parent = recordingContext();
+    this.forward(stateKey, () => this.inner?.modelCall?.(stateKey, call));
+    const parent = this.scopes.get(stateKey)?.context;
     if (parent === undefined) return;
     const end = nowMs();
     const span = activatorTracer.startSpan(
@@ -86,5 +89,10 @@ export class TracingObserver implements ActorRuntimeObserver {
       parent,
     );
     span.end(end);
+  }
+
+  /** Runs the inner observer's hook inside the element's trace scope (if it records), for its log fields. */
+  private forward(stateKey: string, hook: () => void): void {
+    this.scopes.run(this.scopes.get(stateKey), hook);
   }
 }

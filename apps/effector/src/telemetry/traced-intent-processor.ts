@@ -1,7 +1,7 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { AGENT_NAME_PATTERN, ensureError } from '#core';
 import { encodeKeyToken, UNNAMED_AGENT } from '#routing';
-import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, withLogFields, withTraceContext, type EffectorMetrics } from '#telemetry';
+import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, TraceScopes, withTraceContext, type EffectorMetrics, type TraceScope } from '#telemetry';
 import type { DecodedDelivery } from '../intent-delivery.js';
 import type { IntentOutcome } from '../intent-outcome.js';
 import { IntentProcessor, type IntentProcessorDeps, type ProcessScope } from '../intent-processor.js';
@@ -18,7 +18,9 @@ import { TracingEffectorObserver } from './tracing-effector-observer.js';
  * derived from its intent id, so every delivery of one intent (a redelivery, a replayed copy)
  * lands in one trace. The delivery's trace headers are replaced by the execute span's before
  * the protocol runs, so the result (and any refusal record) it publishes is that span's child and
- * the resumed activation continues the same trace. A child `tool <name>` span covers the tool run.
+ * the resumed activation continues the same trace. A child `tool <name>` span covers the tool run:
+ * the observer finds the execute span by intent id in the processor's {@link TraceScopes}, opened
+ * for a recording delivery's duration (never through an async context, decision 0076).
  *
  * Attributes: intent id, agent, key token, tool, seq, deliveries (`agents.redelivered`), outcome,
  * result status, whether the tool ran, tool attempts, `agents.deduped` for a completed intent whose
@@ -27,10 +29,13 @@ import { TracingEffectorObserver } from './tracing-effector-observer.js';
  */
 export class TracedIntentProcessor extends IntentProcessor {
   private readonly metrics: EffectorMetrics;
+  private readonly scopes: TraceScopes;
 
   constructor(deps: IntentProcessorDeps, metrics: EffectorMetrics) {
-    super({ ...deps, observer: new TracingEffectorObserver(deps.observer) });
+    const scopes = new TraceScopes();
+    super({ ...deps, observer: new TracingEffectorObserver(deps.observer, scopes) });
     this.metrics = metrics;
+    this.scopes = scopes;
   }
 
   override async process(decoded: DecodedDelivery, scope: ProcessScope): Promise<IntentOutcome> {
@@ -62,13 +67,14 @@ export class TracedIntentProcessor extends IntentProcessor {
     if (recording && key !== undefined) span.setAttribute(AgentsAttribute.Key, keyAttribute(key));
     const active = trace.setSpan(parent, span);
     const traced: DecodedDelivery = { ...decoded, delivery: { ...delivery, headers: withTraceContext(delivery.headers, active) } };
+    // Sampled out, nothing records the scope or its log fields: no scope, so no child spans either.
+    const opened: TraceScope | undefined = recording
+      ? { context: active, fields: { ...(intent !== undefined ? { agent: intent.agent, intent: intent.intentId } : {}), ...(key !== undefined ? { key } : {}) } }
+      : undefined;
+    // Keyed by intent id (what every observer hook names); one delivery of an intent runs at a time here.
+    const close = opened === undefined || intent === undefined ? undefined : this.scopes.open(intent.intentId, opened);
     try {
-      // Sampled out, nothing records the scope or its log fields: run without them (no AsyncLocalStorage run).
-      const outcome = recording
-        ? await context.with(active, () =>
-            withLogFields({ ...(intent !== undefined ? { agent: intent.agent, intent: intent.intentId } : {}), ...(key !== undefined ? { key } : {}) }, () => super.process(traced, scope)),
-          )
-        : await super.process(traced, scope);
+      const outcome = await this.scopes.run(opened, () => super.process(traced, scope));
       span.setAttribute(AgentsAttribute.Outcome, outcome.kind);
       if (outcome.kind === 'published') {
         span.setAttributes({ [AgentsAttribute.ResultStatus]: statusName(outcome.status), [AgentsAttribute.Executed]: outcome.executed });
@@ -86,6 +92,7 @@ export class TracedIntentProcessor extends IntentProcessor {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
       throw thrown;
     } finally {
+      close?.();
       span.end();
     }
   }

@@ -20,9 +20,11 @@ export interface NatsLongTermStoreOptions {
   /** How long one request may wait for its reply (default 7 500 ms: above the service's 5 s deadline). */
   readonly timeoutMs?: number;
   /**
-   * Headers to send with each request, read at request time: the activator passes the active
-   * trace context (`traceparent`), so the memory-store's span joins the activation's trace.
-   * Nothing here changes what a request does; a retried request carries the retry's context.
+   * Headers to send with each request, read once per operation, synchronously when it is called
+   * (before its first await; every batch of a split upsert carries the same): the activator passes
+   * the context its `longterm.flush` span makes active around the call (`traceparent`), so the
+   * memory-store's span joins the activation's trace. Nothing here changes what a request does; a
+   * retried operation carries the retry's context.
    */
   readonly requestHeaders?: () => readonly HeaderDoc[];
   /**
@@ -93,8 +95,9 @@ export class NatsLongTermStore implements LongTermStore {
   async applyRecords(records: readonly LongTermRecord[]): Promise<UpsertVerdict[]> {
     const encoded = records.map((record) => rowFromRecord(record).bytes);
     const verdicts: UpsertVerdict[] = [];
+    const extra = this.requestHeaders?.() ?? [];
     for (const batch of this.batches(encoded)) {
-      const result = await this.call(MemoryOp.Upsert, { op: MemoryOp.Upsert, records: batch });
+      const result = await this.call(MemoryOp.Upsert, { op: MemoryOp.Upsert, records: batch }, extra);
       verdicts.push(...result.verdicts);
     }
     return verdicts;
@@ -107,11 +110,11 @@ export class NatsLongTermStore implements LongTermStore {
     return records.map(decodeLongTermRecord);
   }
 
-  private async call<O extends MemoryOp>(op: O, request: MemoryRequest & { op: O }): Promise<MemoryResults[O]> {
+  /** `extra`: the operation's request headers, read when it was called (see `requestHeaders`). */
+  private async call<O extends MemoryOp>(op: O, request: MemoryRequest & { op: O }, extra: readonly HeaderDoc[] = this.requestHeaders?.() ?? []): Promise<MemoryResults[O]> {
     const subject = this.subjects.memory(op);
     let reply;
     try {
-      const extra = this.requestHeaders?.() ?? [];
       const h = extra.length === 0 ? undefined : natsHeaders();
       for (const { name, value } of extra) h?.set(name, value);
       reply = await this.nc.request(subject, encodeMemoryRequest(request), { timeout: this.timeoutMs, ...(h === undefined ? {} : { headers: h }) });

@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /** Fields every log line written inside a scope carries (e.g. the agent and key of an activation). */
 export interface LogFields {
   readonly agent?: string;
@@ -9,18 +7,27 @@ export interface LogFields {
   readonly intent?: string;
 }
 
-const scope = new AsyncLocalStorage<LogFields>();
+let current: LogFields | undefined;
 
 /**
- * Runs `fn` with `fields` added to every log line written inside it, including asynchronously
- * (the scope follows promises and timers). Nested scopes merge, the inner value winning.
+ * Runs `fn` with `fields` added to every log line written during its synchronous extent: the
+ * scope ends when `fn` returns (or throws), so a line written after an `await` inside `fn` does
+ * not carry them. Nested scopes merge, the inner value winning. No AsyncLocalStorage (whose first
+ * run enables promise hooks for the whole process on Node 20, decision 0076): code that logs about
+ * an element after an await passes its fields explicitly or opens a scope of its own around the
+ * synchronous call that logs (the traced observers do, through `TraceScopes.run`).
  */
 export function withLogFields<T>(fields: LogFields, fn: () => T): T {
-  const outer = scope.getStore();
-  return scope.run(outer === undefined ? fields : { ...outer, ...fields }, fn);
+  const outer = current;
+  current = outer === undefined ? fields : { ...outer, ...fields };
+  try {
+    return fn();
+  } finally {
+    current = outer;
+  }
 }
 
 /** The fields of the current scope, if any. */
 export function currentLogFields(): LogFields | undefined {
-  return scope.getStore();
+  return current;
 }

@@ -28,9 +28,11 @@ const REDACTED = [
 
 /**
  * The pino options of a service: JSON lines on stdout with an ISO time, a level name, the
- * service, the Nest context, and — inside an activation or intent — `agent`, `key`, `trace_id`
- * and `span_id`, so a log line leads to its trace. Level from `LOG_LEVEL` (default `info`; an
- * unknown value falls back to `info`).
+ * service, the Nest context, and — written inside a log-field scope and a context scope — `agent`,
+ * `key`, `trace_id` and `span_id`, so a log line leads to its trace. Both scopes last one
+ * synchronous call (decision 0076): the traced observers open them around the hooks that log about
+ * an element; a line written after an `await` carries none. Level from `LOG_LEVEL` (default
+ * `info`; an unknown value falls back to `info`).
  */
 export function serviceLoggerOptions(service: string, env: Readonly<Record<string, string | undefined>>): LoggerOptions {
   const requested = env.LOG_LEVEL?.trim().toLowerCase();

@@ -5,6 +5,7 @@ import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace'
 import { DerivedTraceIdGenerator, installTraceIdGenerator } from './derived-trace-ids.js';
 import { configureKeyAttribute } from './key-attribute.js';
 import { spanOutcomeMeterProvider } from './span-outcome-meter.js';
+import { SynchronousContextManager } from './synchronous-context-manager.js';
 import { TracingMetrics } from './tracing-metrics.js';
 
 /** What {@link startTracing} reads besides the standard `OTEL_*` variables. */
@@ -51,8 +52,11 @@ let current: Tracing | undefined;
  * or down the queue overflows and spans are dropped and counted
  * (`agents_trace_spans_dropped_total`), so the runtime never slows down for its traces. No
  * metrics or logs are exported over OTLP (metrics are Prometheus, logs are stdout JSON) and no
- * auto-instrumentation is loaded. Call once per process, before anything starts spans; a second
- * call returns the first tracing.
+ * auto-instrumentation is loaded. The context manager is {@link SynchronousContextManager}: a
+ * context is active only for the synchronous extent of `context.with`, so tracing never enables
+ * async_hooks promise hooks; the runtime hands parents to child spans explicitly (decision
+ * 0076). Call once per process, before anything starts spans; a second call returns the first
+ * tracing.
  */
 export function startTracing(options: TracingOptions): Tracing {
   if (current !== undefined) return current;
@@ -83,6 +87,9 @@ export function startTracing(options: TracingOptions): Tracing {
     ...(named !== undefined ? { serviceName: named } : attributesName ? {} : { serviceName: options.serviceName }),
     spanProcessors: [processor],
     idGenerator,
+    // Never AsyncLocalStorage: its first run enables promise hooks for the whole process on Node 20
+    // (decision 0076). Parents are passed explicitly; the active context lasts one synchronous call.
+    contextManager: new SynchronousContextManager(),
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],
