@@ -127,6 +127,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       prefix: this.topology.prefix,
       partitionOf: (token) => this.topology.partitionOf(token),
       tracing: currentTracing()?.enabled === true,
+      parentBased: currentTracing()?.parentBased === true,
       prices: this.config.prices,
     });
 

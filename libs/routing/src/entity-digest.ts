@@ -4,9 +4,9 @@
  * audit record), so no raw key byte is kept after the entity is erased. Deterministic: every
  * service computes the same digest for the same key. Pure: no side effects on import.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Lowercase hex sha256 of `key` (64 characters; a valid KV key and subject token). */
 export function entityDigest(key: Uint8Array): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }

@@ -21,7 +21,7 @@ const timers: Timers = {
 
 const echo: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
 
-function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics): TracedActorRuntime {
+function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics, parentBased = false): TracedActorRuntime {
   const scopes = new TraceScopes();
   return new TracedActorRuntime(
     composeCommitPath({
@@ -38,7 +38,7 @@ function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics
       cacheCapacity: 10,
       backoff: { baseMs: 1, maxMs: 2 },
     }, { failpoints: [], metrics, prefix: 'agents', scopes }),
-    { metrics, prefix: 'agents', partitionOf: () => 3, tracing: true, scopes },
+    { metrics, prefix: 'agents', partitionOf: () => 3, tracing: true, scopes, parentBased },
   );
 }
 
@@ -63,6 +63,19 @@ describe('TracedActorRuntime', () => {
     trace.disable();
     propagation.disable();
     context.disable();
+  });
+
+  it('under a parent-based sampler, processes an element whose parent is sampled out with no span, passing its trace context on as it came', async () => {
+    exporter.reset();
+    const published: OutboxEntryDoc[] = [];
+    const unsampled = `00-${PUBLISHER.traceId}-${PUBLISHER.spanId}-00`;
+    const outcome = await runtime(new InMemoryStateStore(), published, new RuntimeMetrics({ defaultMetrics: false }), true).process(element(7, [{ name: 'traceparent', value: unsampled }]), scope);
+    expect(outcome.kind).toBe('applied');
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(published[0]?.headers.find((h) => h.name === 'traceparent')?.value).toBe(unsampled);
+    // A sampled parent still gets its activation span under the same sampler setting.
+    await runtime(new InMemoryStateStore(), [], new RuntimeMetrics({ defaultMetrics: false }), true).process(element(8), scope);
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toContain('activate echo');
   });
 
   it("continues the element's trace and makes the activation span the parent of what the commit publishes", async () => {

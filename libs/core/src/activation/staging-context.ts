@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ActivationContext } from '../agent/activation-context.js';
 import type { OutputValue } from '../agent/outcome.js';
 import type { ApprovalView, ToolResultView, TypedToolResult } from '../agent/resume-views.js';
@@ -236,13 +236,10 @@ export class StagingContext implements ActivationContext {
     const cacheKey = replayCacheKey(request, this.key, this.seq);
 
     const cached = this.cache.get(cacheKey);
-    if (cached !== undefined) return this.respond(step, request, cached.response, true, 0);
+    if (cached !== undefined) return this.respond(step, request, cached.response, cached.digest, true, 0);
 
     const remembered = this.memo.get(cacheKey);
-    if (remembered !== undefined) {
-      this.cache.put(cacheKey, remembered);
-      return this.respond(step, request, remembered, true, 0);
-    }
+    if (remembered !== undefined) return this.respond(step, request, remembered, this.cache.put(cacheKey, remembered), true, 0);
 
     if (this.budget !== undefined) await this.enforceBudget(request);
     const started = this.monotonicMs();
@@ -256,8 +253,7 @@ export class StagingContext implements ActivationContext {
     }
     this.assertLive();
     this.memo.set(cacheKey, body);
-    this.cache.put(cacheKey, body);
-    return this.respond(step, request, body, false, durationMs);
+    return this.respond(step, request, body, this.cache.put(cacheKey, body), false, durationMs);
   }
 
   /**
@@ -362,7 +358,8 @@ export class StagingContext implements ActivationContext {
     return id;
   }
 
-  private respond(step: number, request: ModelRequest, body: Uint8Array, cacheHit: boolean, durationMs: number): ModelResponse {
+  /** `digest`: the body's sha256 as the replay cache computed it (a hit's stored digest, or a put's). */
+  private respond(step: number, request: ModelRequest, body: Uint8Array, digest: Uint8Array, cacheHit: boolean, durationMs: number): ModelResponse {
     const decoded = this.provider.decode?.(body);
     const usage = decoded?.usage;
     const call: ModelCallRecord = {
@@ -380,7 +377,8 @@ export class StagingContext implements ActivationContext {
       ...(usage ? { usage } : {}),
       toolCalls: decoded?.toolCalls ?? [],
       ...(decoded?.stopReason !== undefined ? { stopReason: decoded.stopReason } : {}),
-      digest: createHash('sha256').update(body).digest('hex'),
+      // A cached entry written before digests were kept has none: hash the body then.
+      digest: digest.length === 32 ? Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex') : hash('sha256', body, 'hex'),
     };
   }
 

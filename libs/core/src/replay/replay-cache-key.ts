@@ -3,7 +3,7 @@
  * activation scope, so a retried, replayed or resumed activation re-issuing a request finds the
  * committed answer. Changing the formula orphans every cached entry (a miss, never a wrong hit).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { entityKeyHex } from '../ids/entity-key-hex.js';
 import { canonicalJson } from '../json/canonical-json.js';
 import type { ModelRequest } from '../model/model-request.js';
@@ -31,5 +31,5 @@ export function replayCacheKey(request: ModelRequest, key: Uint8Array, seq: numb
     key: entityKeyHex(key),
     seq,
   });
-  return createHash('sha256').update(material, 'utf8').digest('hex');
+  return hash('sha256', material, 'hex');
 }

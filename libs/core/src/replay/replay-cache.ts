@@ -9,7 +9,7 @@
  * `LlmCacheBlob` of at most `REPLAY_CACHE_BLOB_CAP_BYTES`, computed arithmetically
  * (cache-blob-size.ts) rather than by re-encoding.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { CacheBlobDoc, CacheEntryDoc } from '../actor/actor-document.js';
 import { cacheBlobHeaderBytes, cacheEntryFieldBytes } from './cache-blob-size.js';
 import { REPLAY_CACHE_BLOB_CAP_BYTES, REPLAY_CACHE_MAX_ENTRIES, REPLAY_CACHE_TTL_MS } from './replay-cache-limits.js';
@@ -144,17 +144,20 @@ export class ReplayCache {
    *
    * Throws a TypeError when `cacheKey` is not 64 lowercase hex characters (see `replayCacheKey`),
    * staging nothing. Staged only: the entry serves a retry only once the activation commits.
+   * Returns the response's sha256 (the entry's digest, computed once here), which the caller hands
+   * on as the model response's `digest`.
    */
-  put(cacheKey: string, response: Uint8Array): void {
+  put(cacheKey: string, response: Uint8Array): Uint8Array {
     if (typeof cacheKey !== 'string' || !CACHE_KEY_PATTERN.test(cacheKey)) {
       throw new TypeError(`cacheKey must be 64 lowercase hex characters, got ${JSON.stringify(cacheKey)}`);
     }
     if (!(response instanceof Uint8Array)) throw new TypeError('response must be a Uint8Array');
     this.purgeExpired();
+    const digest = sha256(response);
     const full: CacheEntryDoc = {
       cacheKey,
       response,
-      responseDigest: sha256(response),
+      responseDigest: digest,
       createdAtMs: this.nowMs,
       lastAccessMs: this.nowMs,
       digestOnly: false,
@@ -164,6 +167,7 @@ export class ReplayCache {
     this.insert(fitsAlone ? { ...full, response: response.slice() } : { ...full, response: EMPTY, digestOnly: true });
     this.isDirty = true;
     this.enforceBounds();
+    return digest.slice();
   }
 
   /**
@@ -226,5 +230,6 @@ export class ReplayCache {
 }
 
 function sha256(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(bytes).digest());
+  // One-shot (no Hash object): a model call hashes its answer here and nowhere else.
+  return new Uint8Array(hash('sha256', bytes, 'buffer'));
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace';
 
@@ -9,7 +9,7 @@ import { RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace';
  * delivery instead of starting an unrelated one.
  */
 export function derivedTraceId(...parts: readonly (string | number)[]): string {
-  const digest = createHash('sha256').update(parts.map(String).join('|')).digest('hex').slice(0, 32);
+  const digest = hash('sha256', parts.map(String).join('|'), 'hex').slice(0, 32);
   // The all-zero id is invalid in W3C trace context; sha256 practically never yields it.
   return /^0+$/.test(digest) ? `${digest.slice(0, 31)}1` : digest;
 }

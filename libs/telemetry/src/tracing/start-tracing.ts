@@ -25,6 +25,12 @@ export interface Tracing {
   /** The export pipeline's counters (spans dropped, spans exported); served on `/metrics`. */
   readonly metrics: TracingMetrics;
   /**
+   * The sampler follows the parent's decision (`OTEL_TRACES_SAMPLER` unset, or `parentbased_*`):
+   * a message whose carried parent is sampled out then roots nothing that records, so a consumer
+   * may skip its span altogether ({@link carriesUnsampledParent}).
+   */
+  readonly parentBased: boolean;
+  /**
    * Flushes what is queued and stops exporting, waiting at most `timeoutMs` — and hardly at all
    * when the last export failed: a collector that is down must not hold up a shutdown (what is
    * still queued then is lost). Idempotent.
@@ -64,7 +70,7 @@ export function startTracing(options: TracingOptions): Tracing {
   // Before any span: how keys appear in them (a digest unless AGENTS_TRACE_KEYS=token).
   const keyMode = configureKeyAttribute(env);
   const metrics = new TracingMetrics();
-  const off = (why: string): Tracing => ({ enabled: false, description: `tracing off (${why})`, metrics, shutdown: () => Promise.resolve() });
+  const off = (why: string): Tracing => ({ enabled: false, description: `tracing off (${why})`, metrics, parentBased: false, shutdown: () => Promise.resolve() });
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return (current = off('OTEL_SDK_DISABLED=true'));
   const exporterName = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',')[0]?.trim().toLowerCase() || 'otlp';
   if (exporterName === 'none') return (current = off('OTEL_TRACES_EXPORTER=none'));
@@ -100,8 +106,11 @@ export function startTracing(options: TracingOptions): Tracing {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || `${(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`;
   const note = requested !== protocol ? ` (protocol ${requested} is not supported here)` : '';
   let stopped: Promise<void> | undefined;
+  const sampler = (env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase();
   const tracing: Tracing = {
     enabled: true,
+    // The SDK's default sampler is parentbased_always_on.
+    parentBased: sampler === '' || sampler.startsWith('parentbased_'),
     description: `tracing on: OTLP ${protocol} to ${endpoint}${note}, keys as ${keyMode}, queue ${batching.maxQueueSize}, batches of ${batching.maxExportBatchSize} every ${batching.scheduledDelayMillis} ms`,
     metrics,
     shutdown(timeoutMs = 500) {

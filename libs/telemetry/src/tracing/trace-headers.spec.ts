@@ -3,7 +3,7 @@ import { propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HeaderDoc } from '#core';
-import { contextFromHeaders, withTraceContext } from './trace-headers.js';
+import { carriesUnsampledParent, contextFromHeaders, withTraceContext } from './trace-headers.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -42,5 +42,23 @@ describe('trace headers', () => {
   it('returns the headers untouched when there is no span to carry', () => {
     const headers: HeaderDoc[] = [{ name: 'traceparent', value: PARENT }];
     expect(withTraceContext(headers, ROOT_CONTEXT)).toBe(headers);
+  });
+});
+
+describe('carriesUnsampledParent', () => {
+  const header = (value: string, name = 'traceparent'): HeaderDoc[] => [{ name: 'Nats-Msg-Id', value: 'x' }, { name, value }];
+
+  it('is true only for a valid traceparent whose sampled flag is off', () => {
+    expect(carriesUnsampledParent(header('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00'))).toBe(true);
+    expect(carriesUnsampledParent(header('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-02'))).toBe(true);
+    expect(carriesUnsampledParent(header('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'))).toBe(false);
+    expect(carriesUnsampledParent(header('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00', 'Traceparent'))).toBe(true);
+  });
+
+  it('is false without a traceparent or with an invalid one (a consumer then roots or continues a trace as usual)', () => {
+    expect(carriesUnsampledParent([])).toBe(false);
+    expect(carriesUnsampledParent(header('00-00000000000000000000000000000000-b7ad6b7169203331-00'))).toBe(false);
+    expect(carriesUnsampledParent(header('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-00'))).toBe(false);
+    expect(carriesUnsampledParent(header('garbage'))).toBe(false);
   });
 });

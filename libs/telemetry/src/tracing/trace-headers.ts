@@ -38,3 +38,23 @@ export function withTraceContext(headers: readonly HeaderDoc[], ctx: Context = c
   if (!injected.some((h) => h.name === HeaderName.Traceparent)) return headers;
   return [...headers.filter((h) => !TRACE_HEADERS.has(h.name.toLowerCase())), ...injected];
 }
+
+/**
+ * True when `headers` carry a valid W3C `traceparent` whose sampled flag is off. Under a
+ * parent-based sampler nothing started under that parent records, so a consumer can process the
+ * message without a span (its headers pass on as they came: the same trace id, still sampled
+ * out downstream). Parses the one header itself: this runs for every message, and the
+ * propagator's extract builds a context for nothing.
+ */
+export function carriesUnsampledParent(headers: readonly HeaderDoc[]): boolean {
+  for (const h of headers) {
+    if (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent) continue;
+    const match = TRACEPARENT.exec(h.value);
+    if (match === null || match[1] === '0'.repeat(32) || match[2] === '0'.repeat(16)) return false;
+    return (Number.parseInt(match[3] ?? '01', 16) & 1) === 0;
+  }
+  return false;
+}
+
+/** `version-traceid-spanid-flags` of W3C trace context (version 00 and later versions' prefix). */
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
