@@ -220,6 +220,10 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
   /** Stores the marker of `backlog` once (a failed write is tried again by the next message of the key). */
   private storeMarker(backlog: ParkedBacklog): Promise<void> {
     if (backlog.stored) return Promise.resolve();
+    // A parked message whose turn on the key's lane comes after the replay caught up (it queued
+    // behind the replay) needs no marker: the replay applied it, and a marker written now would
+    // outlive the unpark and send the next owner on a replay for nothing.
+    if (this.parked.get(backlog.stateKey) !== backlog) return Promise.resolve();
     backlog.storing ??= this.options.markers.park(backlog.stateKey, backlog.fromSeq).then(
       () => {
         backlog.stored = true;
@@ -269,8 +273,9 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
           if (backlog.through < backlog.cursor) {
             // Caught up: from here on the key's messages are applied as they are delivered.
             this.parked.delete(backlog.stateKey);
-            this.logger.log(`key ${backlog.stateKey} caught up with its parked backlog: unparked`);
             await this.options.markers.unpark(backlog.stateKey);
+            // Logged once the marker is gone, so the line is true when it is read.
+            this.logger.log(`key ${backlog.stateKey} caught up with its parked backlog: unparked`);
             return;
           }
           // Acknowledged while parked yet not in the stream: erased with its entity.
