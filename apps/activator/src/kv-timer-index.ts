@@ -10,11 +10,11 @@ import type { TimerScheduler } from './timer-scheduler.js';
  * The timer index over KV `AGENTS_TIMERS`, feeding the owning partition's scheduler. Writes happen
  * only when a commit changes a key's timers, so the fast path (no timers) costs nothing extra.
  *
- * Entries are written as the KV client writes them (a put is a publish to `$KV.<bucket>.<key>`, a
- * delete the same with `KV-Operation: DEL` and no payload), through {@link PipelinedKvWrites} on the
- * pipelined publisher the state writes use (decision 0065): no request object, timer or `RequestError` per write. A write
- * whose acknowledgement does not come throws, and the element is retried like any failed commit
- * step; both writes are idempotent, so a retry or a redelivery converges on the same entry.
+ * Entries are written and deleted through {@link PipelinedKvWrites}, as the KV client would write
+ * them but on the pipelined publisher the state writes use (decision 0065): no request object,
+ * timer or `RequestError` per write. A write whose acknowledgement does not come throws, and the
+ * element is retried like any failed commit step; both writes are idempotent, so a retry or a
+ * redelivery converges on the same entry.
  */
 export class KvTimerIndex implements TimerIndex {
   /** What `AGENTS_TIMERS` holds per key (as far as this process wrote or read it). */
@@ -22,6 +22,8 @@ export class KvTimerIndex implements TimerIndex {
   /** What the partition schedulers were last given per key. */
   private readonly scheduled = new Map<string, readonly TimerDoc[]>();
   private readonly schedulers = new Map<number, TimerScheduler>();
+  /** Entry writes and deletes, on the pipelined publisher. */
+  private readonly writes: PipelinedKvWrites;
 
   constructor(
     private readonly kv: KV,
@@ -33,8 +35,6 @@ export class KvTimerIndex implements TimerIndex {
   ) {
     this.writes = new PipelinedKvWrites(kv, acks, topology.buckets.timers);
   }
-
-  private readonly writes: PipelinedKvWrites;
 
   /** Attaches a partition's scheduler (on acquiring the partition) and loads its index into it. */
   async attach(partition: number, scheduler: TimerScheduler): Promise<number> {

@@ -16,10 +16,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryStateStore, type AgentDefinition, type InboxElement, type Timers } from '#core';
-import { RuntimeMetrics, startTracing, TraceScopes, type Tracing } from '#telemetry';
-import { composeCommitPath } from '../commit-path.factory.js';
-import { TracedActorRuntime } from './traced-actor-runtime.js';
+import type { InboxElement } from '#core';
+import { startTracing, type Tracing } from '#telemetry';
+import { tracedEchoRuntime } from '../testing/traced-echo-runtime.js';
 
 /** True when promise hooks are enabled in this isolate (see the header). */
 async function promiseHooksEnabled(): Promise<boolean> {
@@ -40,8 +39,6 @@ const probe = async () => { const d = Promise.resolve().then(() => [executionAsy
 `;
 
 const utf8 = new TextEncoder();
-const timers: Timers = { setTimeout: (callback, ms) => { const handle = setTimeout(callback, ms); return () => clearTimeout(handle); } };
-const echo: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
 
 describe('tracing on', () => {
   let collector: Server;
@@ -82,28 +79,7 @@ describe('tracing on', () => {
   it('never enables promise hooks: sampled activations with child spans, exported, leave them off', async () => {
     expect(tracing.enabled).toBe(true);
     expect(await promiseHooksEnabled()).toBe(false);
-    const metrics = new RuntimeMetrics({ defaultMetrics: false });
-    const scopes = new TraceScopes();
-    const runtime = new TracedActorRuntime(
-      composeCommitPath(
-        {
-          store: new InMemoryStateStore(),
-          publisher: { publish: () => Promise.resolve() },
-          agents: new Map([[echo.name, echo]]),
-          provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
-          addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k', inboxStream: 'AGENTS_INBOX' },
-          timers,
-          monotonicMs: () => performance.now(),
-          random: () => 0.5,
-          activationTimeoutMs: 5_000,
-          maxDocumentBytes: 1_000_000,
-          cacheCapacity: 10,
-          backoff: { baseMs: 1, maxMs: 2 },
-        },
-        { failpoints: [], metrics, prefix: 'agents', scopes },
-      ),
-      { metrics, prefix: 'agents', partitionOf: () => 0, tracing: true, scopes },
-    );
+    const runtime = tracedEchoRuntime();
     const sampled = (seq: number): InboxElement => ({
       inboxSeq: seq,
       entityKey: utf8.encode('k'),

@@ -4,42 +4,16 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryStateStore, type AgentDefinition, type InboxElement, type OutboxEntryDoc, type Timers } from '#core';
-import { RuntimeMetrics, SynchronousContextManager, TraceScopes } from '#telemetry';
-import { composeCommitPath } from '../commit-path.factory.js';
-import { TracedActorRuntime } from './traced-actor-runtime.js';
+import { InMemoryStateStore, type InboxElement, type OutboxEntryDoc } from '#core';
+import { RuntimeMetrics, SynchronousContextManager } from '#telemetry';
+import { tracedEchoRuntime } from '../testing/traced-echo-runtime.js';
+import type { TracedActorRuntime } from './traced-actor-runtime.js';
 
 const utf8 = new TextEncoder();
 const PUBLISHER = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
 
-const timers: Timers = {
-  setTimeout: (callback, ms) => {
-    const handle = setTimeout(callback, ms);
-    return () => clearTimeout(handle);
-  },
-};
-
-const echo: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
-
 function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics, parentBased = false): TracedActorRuntime {
-  const scopes = new TraceScopes();
-  return new TracedActorRuntime(
-    composeCommitPath({
-      store,
-      publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
-      agents: new Map([[echo.name, echo]]),
-      provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
-      addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k', inboxStream: 'AGENTS_INBOX' },
-      timers,
-      monotonicMs: () => performance.now(),
-      random: () => 0.5,
-      activationTimeoutMs: 5_000,
-      maxDocumentBytes: 1_000_000,
-      cacheCapacity: 10,
-      backoff: { baseMs: 1, maxMs: 2 },
-    }, { failpoints: [], metrics, prefix: 'agents', scopes }),
-    { metrics, prefix: 'agents', partitionOf: () => 3, tracing: true, scopes, parentBased },
-  );
+  return tracedEchoRuntime({ store, published, metrics, partition: 3, parentBased });
 }
 
 function element(inboxSeq: number, headers = [{ name: 'traceparent', value: `00-${PUBLISHER.traceId}-${PUBLISHER.spanId}-01` }]): InboxElement {

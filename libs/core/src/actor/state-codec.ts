@@ -89,11 +89,47 @@ const CACHE_ENTRY_TAG = (1 << 3) | 2;
 /** Field 2 of `LlmCacheBlob` (`total_response_bytes`, int64). */
 const CACHE_TOTAL_TAG = (2 << 3) | 0;
 
-function writeLlmCache(writer: ReturnType<typeof v1.ActorState.encode>, blob: CacheBlobDoc): void {
+type Writer = ReturnType<typeof v1.ActorState.encode>;
+
+function writeLlmCache(writer: Writer, blob: CacheBlobDoc): void {
   writer.uint32(LLM_CACHE_TAG).fork();
+  writeCacheBlobFields(writer, blob);
+  writer.ldelim();
+}
+
+/** The fields of an `LlmCacheBlob`, as its generated encoder writes them (a zero total is omitted). */
+function writeCacheBlobFields(writer: Writer, blob: CacheBlobDoc): void {
   for (const entry of blob.entries) writer.uint32(CACHE_ENTRY_TAG).bytes(encodedCacheEntry(entry));
   if (blob.totalResponseBytes !== 0) writer.uint32(CACHE_TOTAL_TAG).int64(blob.totalResponseBytes);
-  writer.ldelim();
+}
+
+/**
+ * A replay cache on its own, as `nats_agents.v1.LlmCacheBlob` (the replay journal's payload): the
+ * same bytes as the state document's `llm_cache` field for the same entries.
+ */
+export function encodeCacheBlob(blob: CacheBlobDoc): Uint8Array {
+  const writer = v1.LlmCacheBlob.encode({});
+  writeCacheBlobFields(writer, blob);
+  return writer.finish();
+}
+
+/** Decodes a blob written by {@link encodeCacheBlob}; throws (protobufjs') when the bytes are not one. */
+export function decodeCacheBlob(bytes: Uint8Array): CacheBlobDoc {
+  return cacheBlobOf(v1.LlmCacheBlob.decode(bytes));
+}
+
+function cacheBlobOf(m: v1.LlmCacheBlob.$Properties | null | undefined): CacheBlobDoc {
+  return {
+    entries: (m?.entries ?? []).map((e) => ({
+      cacheKey: e.cacheKey ?? '',
+      response: e.response ?? EMPTY,
+      responseDigest: e.responseDigest ?? EMPTY,
+      createdAtMs: e.createdAtMs ?? 0,
+      lastAccessMs: e.lastAccessMs ?? 0,
+      digestOnly: e.digestOnly ?? false,
+    })),
+    totalResponseBytes: m?.totalResponseBytes ?? 0,
+  };
 }
 
 /** The `LlmCacheEntry` encoding of each entry object encoded so far (held only while the entry lives). */
@@ -147,17 +183,7 @@ export function decodeActorDocument(bytes: Uint8Array): ActorDocument {
       entries: (m.memory?.entries ?? []).map((e) => ({ key: e.key ?? '', value: e.value ?? EMPTY, lastAccessMs: e.lastAccessMs ?? 0 })),
       totalBytes: m.memory?.totalBytes ?? 0,
     },
-    llmCache: {
-      entries: (m.llmCache?.entries ?? []).map((e) => ({
-        cacheKey: e.cacheKey ?? '',
-        response: e.response ?? EMPTY,
-        responseDigest: e.responseDigest ?? EMPTY,
-        createdAtMs: e.createdAtMs ?? 0,
-        lastAccessMs: e.lastAccessMs ?? 0,
-        digestOnly: e.digestOnly ?? false,
-      })),
-      totalResponseBytes: m.llmCache?.totalResponseBytes ?? 0,
-    },
+    llmCache: cacheBlobOf(m.llmCache),
     continuation: m.continuation ? decodeContinuation(m.continuation) : undefined,
     pending: m.pending.map(decodeIntent),
     outbox: m.outbox.map((o) => ({ subject: o.subject ?? '', msgId: o.msgId ?? '', payload: o.payload ?? EMPTY, headers: (o.headers ?? []).map(decodeHeader) })),

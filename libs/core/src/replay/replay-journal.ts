@@ -13,26 +13,14 @@
  * cache keys, responses, digests; digest-only entries stay digest-only), so replay reads it with the
  * cache's own types. Pure; no side effects on import.
  */
-import { v1 } from '#proto';
 import type { CacheBlobDoc, HeaderDoc, OutboxEntryDoc } from '../actor/actor-document.js';
+import { decodeCacheBlob, encodeCacheBlob } from '../actor/state-codec.js';
 import { journalMessageId } from '../ids/message-id.js';
 import { HeaderName } from '../vocabulary/header-name.js';
 
-const EMPTY = new Uint8Array(0);
-
-/** The bytes of a journal message: `cache` as `nats_agents.v1.LlmCacheBlob`. */
+/** The bytes of a journal message: `cache` as `nats_agents.v1.LlmCacheBlob` (the state codec's encoding of a cache). */
 export function encodeJournalPayload(cache: CacheBlobDoc): Uint8Array {
-  return v1.LlmCacheBlob.encode({
-    entries: cache.entries.map((e) => ({
-      cacheKey: e.cacheKey,
-      response: e.response,
-      responseDigest: e.responseDigest,
-      createdAtMs: e.createdAtMs,
-      lastAccessMs: e.lastAccessMs,
-      digestOnly: e.digestOnly,
-    })),
-    totalResponseBytes: cache.totalResponseBytes,
-  }).finish();
+  return encodeCacheBlob(cache);
 }
 
 /**
@@ -42,18 +30,7 @@ export function encodeJournalPayload(cache: CacheBlobDoc): Uint8Array {
  * recordings skip such a message rather than fail.
  */
 export function decodeJournalPayload(bytes: Uint8Array): CacheBlobDoc {
-  const m = v1.LlmCacheBlob.decode(bytes);
-  return {
-    entries: m.entries.map((e) => ({
-      cacheKey: e.cacheKey ?? '',
-      response: e.response ?? EMPTY,
-      responseDigest: e.responseDigest ?? EMPTY,
-      createdAtMs: e.createdAtMs ?? 0,
-      lastAccessMs: e.lastAccessMs ?? 0,
-      digestOnly: e.digestOnly ?? false,
-    })),
-    totalResponseBytes: m.totalResponseBytes ?? 0,
-  };
+  return decodeCacheBlob(bytes);
 }
 
 /** Where and what one completing commit journals. */

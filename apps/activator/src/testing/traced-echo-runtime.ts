@@ -1,0 +1,59 @@
+/**
+ * Builds a {@link TracedActorRuntime} of one `echo` agent (it outputs the event text) over an
+ * in-memory state store and a publisher that records what the commit publishes, composed exactly
+ * as the activator composes its commit path. For the telemetry specs: spans, trace headers and
+ * promise hooks are observed on the real runtime, with no broker.
+ */
+import { InMemoryStateStore, type AgentDefinition, type OutboxEntryDoc, type Timers } from '#core';
+import { RuntimeMetrics, TraceScopes } from '#telemetry';
+import { composeCommitPath } from '../commit-path.factory.js';
+import { TracedActorRuntime } from '../telemetry/traced-actor-runtime.js';
+
+/** The agent every rig runtime hosts. */
+export const ECHO: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
+
+const timers: Timers = {
+  setTimeout: (callback, ms) => {
+    const handle = setTimeout(callback, ms);
+    return () => clearTimeout(handle);
+  },
+};
+
+/** What a rig runtime is built over; every part defaults to a fresh one. */
+export interface TracedEchoRuntimeOptions {
+  readonly store?: InMemoryStateStore;
+  /** Receives every outbox entry published (the rig's publisher always succeeds). */
+  readonly published?: OutboxEntryDoc[];
+  readonly metrics?: RuntimeMetrics;
+  /** The partition the span attribute names. */
+  readonly partition?: number;
+  /** `ActivationTelemetry.parentBased`. */
+  readonly parentBased?: boolean;
+}
+
+/** A traced runtime (tracing on) hosting {@link ECHO}. */
+export function tracedEchoRuntime(options: TracedEchoRuntimeOptions = {}): TracedActorRuntime {
+  const metrics = options.metrics ?? new RuntimeMetrics({ defaultMetrics: false });
+  const published = options.published ?? [];
+  const scopes = new TraceScopes();
+  return new TracedActorRuntime(
+    composeCommitPath(
+      {
+        store: options.store ?? new InMemoryStateStore(),
+        publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
+        agents: new Map([[ECHO.name, ECHO]]),
+        provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
+        addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k', inboxStream: 'AGENTS_INBOX' },
+        timers,
+        monotonicMs: () => performance.now(),
+        random: () => 0.5,
+        activationTimeoutMs: 5_000,
+        maxDocumentBytes: 1_000_000,
+        cacheCapacity: 10,
+        backoff: { baseMs: 1, maxMs: 2 },
+      },
+      { failpoints: [], metrics, prefix: 'agents', scopes },
+    ),
+    { metrics, prefix: 'agents', partitionOf: () => options.partition ?? 0, tracing: true, scopes, ...(options.parentBased !== undefined ? { parentBased: options.parentBased } : {}) },
+  );
+}
