@@ -86,7 +86,11 @@ describe('metrics, health and readiness', () => {
     const errorsCounted = (all: ReadonlyMap<ServiceName, Sample[]>): number => SERVICES.reduce((sum, name) => sum + value(all.get(name)!, 'agents_error_records_total'), 0);
     const scraped = await eventually(
       async () => new Map<ServiceName, Sample[]>(await Promise.all(SERVICES.map(async (name) => [name, await scrape(ops.get(name)!)] as const))),
-      (all) => errorsCounted(all) >= records.length && value(all.get('effector')!, 'agents_effector_results_total') >= 4,
+      // An element's duration is observed after its outputs are published, so the last output can arrive before its histogram sample.
+      (all) =>
+        errorsCounted(all) >= records.length &&
+        value(all.get('effector')!, 'agents_effector_results_total') >= 4 &&
+        value(all.get('activator')!, 'agents_activation_duration_seconds_count', { agent: 'refund' }) >= 10,
       'the counters to reflect the run',
     );
     const activator = scraped.get('activator')!;
