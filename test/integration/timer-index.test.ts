@@ -1,7 +1,9 @@
 // Layer 3: the activator's timer index against a private nats-server: its entry writes and deletes
 // go through the pipelined publisher, and the bucket reads them exactly as KV writes (a put is a
 // PUT entry with the encoded timers, a delete a DEL marker a fresh owner skips), so a partition's
-// next owner loads the same index whichever client wrote it.
+// next owner loads the same index whichever client wrote it. An entry is a lower bound (decision
+// 0068): a key that suspends again keeps it, and a key left without timers loses it after a delay,
+// never over an entry another owner wrote since.
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -15,17 +17,35 @@ import { startNatsServer, type NatsServerHandle } from '../harness/index.js';
 
 const topology = createTopology({ partitions: 4 });
 const streams = { replicas: 1, duplicateWindowMs: 120_000, inboxMaxAgeMs: 3_600_000, outputMaxAgeMs: 3_600_000, auditMaxAgeMs: 0 };
-const entityKey = new TextEncoder().encode('order-1');
-const owner: TimerOwner = { stateKey: `refunds.${encodeKeyToken(entityKey)}`, agent: 'refunds', entityKey };
-const deadline: TimerDoc = { timerId: 'deadline-0-0', kind: TimerKind.Deadline, dueAtMs: 1_800_000_000_000 };
+const DELETE_DELAY_MS = 300;
+const ownerOf = (key: string): TimerOwner => {
+  const entityKey = new TextEncoder().encode(key);
+  return { stateKey: `refunds.${encodeKeyToken(entityKey)}`, agent: 'refunds', entityKey };
+};
+const deadline = (id: string, dueAtMs: number): TimerDoc => ({ timerId: id, kind: TimerKind.Deadline, dueAtMs });
+const DUE = 1_800_000_000_000;
 
 describe('the timer index on the pipelined publisher', () => {
   let server: NatsServerHandle;
   let nc: NatsConnection;
   let kv: KV;
   let acks: PubAckPipeline;
-  let index: KvTimerIndex;
-  const entryKey = () => timerIndexKey(topology.partitionOf(encodeKeyToken(entityKey)), owner.stateKey);
+  const indexes: KvTimerIndex[] = [];
+  const entryKey = (owner: TimerOwner) => timerIndexKey(topology.partitionOf(encodeKeyToken(owner.entityKey)), owner.stateKey);
+  const newIndex = async (): Promise<KvTimerIndex> => {
+    const index = new KvTimerIndex(kv, topology, await jetstreamManager(nc), acks, { nowMs: () => Date.now(), deleteDelayMs: DELETE_DELAY_MS });
+    indexes.push(index);
+    return index;
+  };
+  // The bucket keeps one revision per key, so writes show as the entry's revision moving on.
+  const revision = async (owner: TimerOwner): Promise<number | undefined> => (await kv.get(entryKey(owner)))?.revision;
+  const waitFor = async (done: () => Promise<boolean>, what: string): Promise<void> => {
+    const deadlineMs = Date.now() + 5_000;
+    while (!(await done())) {
+      if (Date.now() > deadlineMs) throw new Error(`${what} did not happen within 5 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
 
   beforeAll(async () => {
     server = await startNatsServer();
@@ -34,38 +54,72 @@ describe('the timer index on the pipelined publisher', () => {
     await provision(nc, jsm, topology, streams, {});
     kv = await new Kvm(nc).open(topology.buckets.timers, { bindOnly: true });
     acks = new PubAckPipeline(nc, { timeoutMs: 5_000, monotonicMs: () => performance.now() });
-    index = new KvTimerIndex(kv, topology, jsm, acks);
   }, 30_000);
   afterAll(async () => {
+    for (const index of indexes) index.close();
     acks?.close();
     await nc?.close();
     await server?.stop();
   });
 
   it('indexes a suspension’s deadline before its commit as a KV entry holding the timers', async () => {
-    await index.beforeCommit(owner, [deadline]);
-    const entry = await kv.get(entryKey());
+    const owner = ownerOf('order-1');
+    await (await newIndex()).beforeCommit(owner, [deadline('deadline-0-0', DUE)]);
+    const entry = await kv.get(entryKey(owner));
     expect(entry?.operation).toBe('PUT');
-    expect(decodeTimerIndexEntry(owner.stateKey, entry?.value ?? new Uint8Array())).toMatchObject({ timers: [deadline] });
+    expect(decodeTimerIndexEntry(owner.stateKey, entry?.value ?? new Uint8Array())).toMatchObject({ timers: [deadline('deadline-0-0', DUE)] });
   }, 10_000);
 
-  it('drops the entry after the commit that removed the timers, as a delete marker the KV reads as deleted', async () => {
+  it('keeps the entry of a key left without timers for the delete delay, then drops it as a delete marker the KV reads as deleted', async () => {
+    const owner = ownerOf('order-2');
+    const index = await newIndex();
+    await index.beforeCommit(owner, [deadline('deadline-0-0', DUE)]);
+    await index.afterCommit(owner, [deadline('deadline-0-0', DUE)]);
     await index.afterCommit(owner, []);
-    const entry = await kv.get(entryKey());
-    expect(entry?.operation).toBe('DEL');
+    expect((await kv.get(entryKey(owner)))?.operation).toBe('PUT');
+    await waitFor(async () => (await kv.get(entryKey(owner)))?.operation === 'DEL', 'the delayed delete');
     const keys: string[] = [];
     for await (const k of await kv.keys()) keys.push(k);
-    expect(keys).not.toContain(entryKey());
+    expect(keys).not.toContain(entryKey(owner));
+  }, 10_000);
+
+  it('writes nothing for a key that suspends again within the delay: the kept entry covers the later deadline', async () => {
+    const owner = ownerOf('order-3');
+    const index = await newIndex();
+    let first: number | undefined;
+    for (let round = 0; round < 5; round += 1) {
+      const timers = [deadline(`deadline-${round}-0`, DUE + round)];
+      await index.beforeCommit(owner, timers);
+      first ??= await revision(owner);
+      await index.afterCommit(owner, timers);
+      await index.afterCommit(owner, []);
+    }
+    expect(await revision(owner)).toBe(first);
+    expect(decodeTimerIndexEntry(owner.stateKey, (await kv.get(entryKey(owner)))?.value ?? new Uint8Array())).toMatchObject({ timers: [deadline('deadline-0-0', DUE)] });
+    // A deadline earlier than the entry is not covered: it is written before its commit.
+    await index.beforeCommit(owner, [deadline('deadline-5-0', DUE - 1)]);
+    expect(await revision(owner)).toBeGreaterThan(first!);
+  }, 10_000);
+
+  it('leaves an entry another owner wrote after this process scheduled its delete', async () => {
+    const owner = ownerOf('order-4');
+    const before = await newIndex();
+    await before.beforeCommit(owner, [deadline('deadline-0-0', DUE)]);
+    await before.afterCommit(owner, []);
+    const next = await newIndex();
+    await next.beforeCommit(owner, [deadline('deadline-1-0', DUE + 1)]);
+    const rewritten = await revision(owner);
+    await new Promise((resolve) => setTimeout(resolve, DELETE_DELAY_MS * 3));
+    expect((await kv.get(entryKey(owner)))?.operation).toBe('PUT');
+    expect(await revision(owner)).toBe(rewritten);
+    expect(decodeTimerIndexEntry(owner.stateKey, (await kv.get(entryKey(owner)))?.value ?? new Uint8Array())).toMatchObject({ timers: [deadline('deadline-1-0', DUE + 1)] });
   }, 10_000);
 
   it('writes the same entry again on a redelivered commit, leaving one live entry', async () => {
-    await index.beforeCommit(owner, [deadline]);
-    const fresh = new KvTimerIndex(kv, topology, await jetstreamManager(nc), acks);
-    await fresh.beforeCommit(owner, [deadline]);
-    const history = await kv.history({ key: entryKey() });
-    const ops: string[] = [];
-    for await (const e of history) ops.push(e.operation);
-    expect(ops.at(-1)).toBe('PUT');
-    expect(decodeTimerIndexEntry(owner.stateKey, (await kv.get(entryKey()))?.value ?? new Uint8Array())).toMatchObject({ timers: [deadline] });
+    const owner = ownerOf('order-5');
+    await (await newIndex()).beforeCommit(owner, [deadline('deadline-0-0', DUE)]);
+    await (await newIndex()).beforeCommit(owner, [deadline('deadline-0-0', DUE)]);
+    expect((await kv.get(entryKey(owner)))?.operation).toBe('PUT');
+    expect(decodeTimerIndexEntry(owner.stateKey, (await kv.get(entryKey(owner)))?.value ?? new Uint8Array())).toMatchObject({ timers: [deadline('deadline-0-0', DUE)] });
   }, 10_000);
 });

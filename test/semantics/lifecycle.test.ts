@@ -90,6 +90,20 @@ describe('the suspension lifecycle', () => {
     expect(outputs.messages).toHaveLength(0);
   });
 
+  it('fires the deadline of a second suspension whose key kept the first one’s index entry (decision 0068)', async () => {
+    const outputs = await outputsOf('lifecycle', 'dl4');
+    // The first suspension writes the key's index entry (due in 2 s) and is answered at once.
+    await cluster.client.publishEvent('lifecycle', 'dl4', { script: 'approval', timeoutMs: 2_000 });
+    const [first] = await waitIntents('lifecycle', 'dl4', 1);
+    await cluster.client.publishApproval('lifecycle', 'dl4', { intentId: first!.intentId, approved: true, approver: 'ada', reason: '', decidedAtMs: 1 });
+    expect(text.decode((await outputs.waitForCount(1))[0]!.data)).toBe('approved-by:ada');
+    // The second one's deadline is later, so the kept entry covers it and nothing is written for it:
+    // the entry fires first, the actor ignores it, the index is reconciled, and the real deadline fires.
+    await cluster.client.publishEvent('lifecycle', 'dl4', { script: 'approval', timeoutMs: 2_500 });
+    await waitIntents('lifecycle', 'dl4', 2);
+    expect(text.decode((await outputs.waitForCount(2, 15_000))[1]!.data)).toBe('timeout-denied:approval');
+  }, 30_000);
+
   it('escalates on the deadline to another channel at the next step, and the escalation answer resumes', async () => {
     const outputs = await outputsOf('lifecycle-escalate', 'dl3');
     await cluster.client.publishEvent('lifecycle-escalate', 'dl3', { script: 'approval', timeoutMs: 300 });

@@ -80,7 +80,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
     this.keys = loadClusterKeys(this.config.signing, { env: process.env, readFile: (path) => readFileSync(path, 'utf8') });
     assertCanVerify('activator.verification', this.config.activator.verification, this.keys);
     const signer = intentSignerOf(this.keys);
-    const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology, this.nats.jsm, this.nats.acks);
+    const timerIndex = new KvTimerIndex(await this.nats.bucket(this.topology.buckets.timers), this.topology, this.nats.jsm, this.nats.acks, { nowMs: () => this.clock.nowMs() });
     this.timerIndex = timerIndex;
     const ports = {
       store: this.store,
@@ -184,6 +184,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationShutdown(): Promise<void> {
     this.ready = false;
     await this.ownership?.stop();
+    this.timerIndex?.close();
     await this.pauses?.close();
     // After the drain: a worker still running an attempt would otherwise fail it.
     await this.agentWorkers.close();

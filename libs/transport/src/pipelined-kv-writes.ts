@@ -54,9 +54,13 @@ export class PipelinedKvWrites {
     }
   }
 
-  /** Marks `key` deleted (a reader sees no value; the history keeps the marker, as `kv.delete` leaves it). */
-  async delete(key: string): Promise<void> {
-    const h = createHeaders();
+  /**
+   * Marks `key` deleted (a reader sees no value; the history keeps the marker, as `kv.delete` leaves
+   * it); with `expectedRevision`, only if that is still the key's last revision (a revision conflict
+   * otherwise, and nothing is written).
+   */
+  async delete(key: string, expectedRevision?: number): Promise<void> {
+    const h = expectedRevision === undefined ? createHeaders() : expecting(expectedRevision);
     h.set(KV_OPERATION, 'DEL');
     await this.acks.publish(this.subjectPrefix + key, EMPTY, h);
   }
