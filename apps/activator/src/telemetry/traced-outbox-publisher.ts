@@ -1,6 +1,6 @@
-import { SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
 import { ensureError, HeaderName, type OutboxEntryDoc, type OutboxPublisher } from '#core';
-import { AgentsAttribute, contextFromHeaders, MessagingAttribute, type RuntimeMetrics, type TraceScopes } from '#telemetry';
+import { AgentsAttribute, carriedSpanId, MessagingAttribute, type RuntimeMetrics, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
@@ -65,7 +65,7 @@ export class TracedOutboxPublisher implements OutboxPublisher {
   private parentOf(entries: readonly OutboxEntryDoc[]): Context | undefined {
     const first = entries[0];
     if (first === undefined) return undefined;
-    const spanId = trace.getSpanContext(contextFromHeaders(first.headers))?.spanId;
+    const spanId = carriedSpanId(first.headers);
     return spanId === undefined ? undefined : this.scopes.ofSpan(spanId)?.context;
   }
 }

@@ -3,7 +3,7 @@ import { propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HeaderDoc } from '#core';
-import { carriesUnsampledParent, contextFromHeaders, withTraceContext } from './trace-headers.js';
+import { carriedSpanId, carriesUnsampledParent, contextFromHeaders, withTraceContext } from './trace-headers.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -60,5 +60,27 @@ describe('carriesUnsampledParent', () => {
     expect(carriesUnsampledParent(header('00-00000000000000000000000000000000-b7ad6b7169203331-00'))).toBe(false);
     expect(carriesUnsampledParent(header('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-00'))).toBe(false);
     expect(carriesUnsampledParent(header('garbage'))).toBe(false);
+  });
+});
+
+describe('carriedSpanId', () => {
+  beforeAll(() => {
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  });
+  afterAll(() => propagation.disable());
+  const header = (value: string, name = 'traceparent'): HeaderDoc[] => [{ name: 'Nats-Msg-Id', value: 'x' }, { name, value }];
+
+  it('names the span the propagator would extract as the parent, sampled or not', () => {
+    for (const value of ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00']) {
+      expect(carriedSpanId(header(value))).toBe(trace.getSpanContext(contextFromHeaders(header(value)))?.spanId);
+      expect(carriedSpanId(header(value))).toBe('b7ad6b7169203331');
+    }
+  });
+
+  it('is undefined where the propagator extracts no parent', () => {
+    for (const headers of [[], header('garbage'), header('00-00000000000000000000000000000000-b7ad6b7169203331-01'), header('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01')]) {
+      expect(carriedSpanId(headers)).toBeUndefined();
+      expect(trace.getSpanContext(contextFromHeaders(headers))).toBeUndefined();
+    }
   });
 });

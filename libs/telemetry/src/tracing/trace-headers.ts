@@ -56,5 +56,20 @@ export function carriesUnsampledParent(headers: readonly HeaderDoc[]): boolean {
   return false;
 }
 
+/**
+ * The parent span id a valid W3C `traceparent` in `headers` names, or `undefined`: the same id
+ * the propagator's extract would give, read from the one header (it runs for every outbox publish,
+ * to find the activation span that parents it).
+ */
+export function carriedSpanId(headers: readonly HeaderDoc[]): string | undefined {
+  for (const h of headers) {
+    if (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent) continue;
+    const match = TRACEPARENT.exec(h.value);
+    if (match === null || match[1] === '0'.repeat(32) || match[2] === '0'.repeat(16)) return undefined;
+    return match[2];
+  }
+  return undefined;
+}
+
 /** `version-traceid-spanid-flags` of W3C trace context (version 00 and later versions' prefix). */
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
