@@ -3,13 +3,14 @@ import fc from 'fast-check';
 import { v5 as packageV5 } from 'uuid';
 import { describe, expect, it } from 'vitest';
 import { IdNamespace } from './namespaces.js';
-import { uuidV5 } from './uuid-v5.js';
+import { uuidV5, uuidV5Bytes } from './uuid-v5.js';
 
 describe('uuidV5', () => {
   it('mints what the uuid package mints for the same name in every id namespace', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), fc.constantFrom(...Object.values(IdNamespace)), (name, namespace) => {
         expect(uuidV5(name, namespace)).toBe(packageV5(name, namespace));
+        expect(uuidV5Bytes(name, namespace)).toEqual(packageV5(name, namespace, new Uint8Array(16)));
       }),
       { numRuns: 2_000 },
     );
