@@ -12,6 +12,7 @@ import { TimerKind, type TimerDoc, type TimerOwner } from '#core';
 import { createTopology, encodeKeyToken, timerIndexKey } from '#routing';
 import { provision, PubAckPipeline } from '#transport';
 import { KvTimerIndex } from '../../apps/activator/src/kv-timer-index.js';
+import { TimerScheduler } from '../../apps/activator/src/timer-scheduler.js';
 import { decodeTimerIndexEntry } from '../../apps/activator/src/timer-index-entry.js';
 import { startNatsServer, type NatsServerHandle } from '../harness/index.js';
 
@@ -113,6 +114,26 @@ describe('the timer index on the pipelined publisher', () => {
     expect((await kv.get(entryKey(owner)))?.operation).toBe('PUT');
     expect(await revision(owner)).toBe(rewritten);
     expect(decodeTimerIndexEntry(owner.stateKey, (await kv.get(entryKey(owner)))?.value ?? new Uint8Array())).toMatchObject({ timers: [deadline('deadline-1-0', DUE + 1)] });
+  }, 10_000);
+
+  it('writes a key’s entry again before relying on one it loaded: an earlier owner’s delete may land after the load', async () => {
+    const owner = ownerOf('order-6');
+    const partition = topology.partitionOf(encodeKeyToken(owner.entityKey));
+    const earlier = await newIndex();
+    await earlier.beforeCommit(owner, [deadline('deadline-0-0', DUE)]);
+    await earlier.afterCommit(owner, [deadline('deadline-0-0', DUE)]);
+    await earlier.afterCommit(owner, []);
+    // The next owner loads the partition while the earlier owner's delete is still to come.
+    const next = await newIndex();
+    const scheduler = new TimerScheduler(partition, topology, { nowMs: () => Date.now(), monotonicMs: () => performance.now(), setTimeout: () => () => undefined }, async () => undefined);
+    expect(await next.attach(partition, scheduler)).toBeGreaterThanOrEqual(1);
+    await waitFor(async () => (await kv.get(entryKey(owner)))?.operation === 'DEL', 'the earlier owner’s delete');
+    // A later deadline would be covered by the loaded entry, but that entry is gone: it is written.
+    await next.beforeCommit(owner, [deadline('deadline-1-0', DUE + 1)]);
+    const entry = await kv.get(entryKey(owner));
+    expect(entry?.operation).toBe('PUT');
+    expect(decodeTimerIndexEntry(owner.stateKey, entry?.value ?? new Uint8Array())?.timers).toContainEqual(deadline('deadline-1-0', DUE + 1));
+    scheduler.stop();
   }, 10_000);
 
   it('writes the same entry again on a redelivered commit, leaving one live entry', async () => {

@@ -48,6 +48,12 @@ export class KvTimerIndex implements TimerIndex {
   private readonly written = new Map<string, readonly TimerDoc[]>();
   /** The revision of each key's entry as this process wrote or read it (what a delete is conditioned on). */
   private readonly revisions = new Map<string, number>();
+  /**
+   * Keys whose entry this process wrote itself. Only such an entry covers later timers: one loaded
+   * from the index may already be gone (an earlier owner's delete still landing after the load), so
+   * a process writes a loaded key's entry once before it relies on it.
+   */
+  private readonly own = new Set<string>();
   /** What the partition schedulers were last given per key. */
   private readonly scheduled = new Map<string, readonly TimerDoc[]>();
   private readonly schedulers = new Map<number, TimerScheduler>();
@@ -89,6 +95,7 @@ export class KvTimerIndex implements TimerIndex {
       if (decoded === undefined) continue;
       this.written.set(decoded.owner.stateKey, decoded.timers);
       this.revisions.set(decoded.owner.stateKey, entry.revision);
+      this.own.delete(decoded.owner.stateKey);
       this.scheduled.set(decoded.owner.stateKey, decoded.timers);
       scheduler.update(decoded.owner, decoded.timers);
       loaded += 1;
@@ -111,9 +118,9 @@ export class KvTimerIndex implements TimerIndex {
     // The entry this key kept for a while (it was left without timers) covers this suspension.
     this.pendingDeletes.delete(owner.stateKey);
     const known = this.written.get(owner.stateKey) ?? [];
-    if (indexCovers(known, timers, this.options.nowMs())) return;
+    if (this.own.has(owner.stateKey) && indexCovers(known, timers, this.options.nowMs())) return;
     const union = [...known.filter((k) => !timers.some((t) => t.timerId === k.timerId && t.dueAtMs === k.dueAtMs)), ...timers];
-    if (sameTimers(known, union)) return;
+    if (this.own.has(owner.stateKey) && sameTimers(known, union)) return;
     await this.write({ owner, timers: union });
   }
 
@@ -130,7 +137,8 @@ export class KvTimerIndex implements TimerIndex {
     // Entries covering the timers may stay, indexed and scheduled: they fire first, the actor
     // ignores the firing and the index is reconciled then. This keeps a timer that moves later on
     // every commit (the idle TTL) and a key that suspends again free of index writes and schedule churn.
-    if (indexCovers(this.written.get(owner.stateKey) ?? [], timers, now) && indexCovers(this.scheduled.get(owner.stateKey) ?? [], timers, now)) return;
+    const written = this.own.has(owner.stateKey) ? (this.written.get(owner.stateKey) ?? []) : [];
+    if (indexCovers(written, timers, now) && indexCovers(this.scheduled.get(owner.stateKey) ?? [], timers, now)) return;
     await this.reconcile(owner, timers);
   }
 
@@ -143,8 +151,9 @@ export class KvTimerIndex implements TimerIndex {
         await this.writes.delete(timerIndexKey(this.partitionOf(owner), owner.stateKey));
         this.written.delete(owner.stateKey);
         this.revisions.delete(owner.stateKey);
+        this.own.delete(owner.stateKey);
       }
-    } else if (known === undefined || !sameTimers(known, timers)) {
+    } else if (known === undefined || !this.own.has(owner.stateKey) || !sameTimers(known, timers)) {
       await this.write({ owner, timers });
     }
     if (timers.length === 0) this.scheduled.delete(owner.stateKey);
@@ -173,6 +182,7 @@ export class KvTimerIndex implements TimerIndex {
       const partition = this.partitionOf(owner);
       this.written.delete(stateKey);
       this.revisions.delete(stateKey);
+      this.own.delete(stateKey);
       this.scheduled.delete(stateKey);
       this.pendingDeletes.delete(stateKey);
       const entry = await this.kv.get(timerIndexKey(partition, stateKey));
@@ -190,6 +200,7 @@ export class KvTimerIndex implements TimerIndex {
     const revision = await this.writes.put(timerIndexKey(this.partitionOf(entry.owner), entry.owner.stateKey), encodeTimerIndexEntry(entry));
     this.written.set(entry.owner.stateKey, entry.timers);
     this.revisions.set(entry.owner.stateKey, revision);
+    this.own.add(entry.owner.stateKey);
   }
 
   /** Waits for a delete of `stateKey` under way, so no call decides on an entry about to vanish. */
@@ -240,6 +251,7 @@ export class KvTimerIndex implements TimerIndex {
     }
     this.written.delete(owner.stateKey);
     this.revisions.delete(owner.stateKey);
+    this.own.delete(owner.stateKey);
     this.forgetSchedule(owner);
   }
 
