@@ -17,7 +17,20 @@ export interface KvTimerIndexOptions {
   readonly deleteDelayMs?: number;
 }
 
-/** A key's entry waiting to be deleted: the owner, and the revision this process last wrote. */
+/**
+ * What `AGENTS_TIMERS` holds for a key, as far as this process wrote or read it: the timers, the
+ * entry's revision (what a delete is conditioned on), and whether this process wrote it itself.
+ * Only an entry of its own covers later timers: one loaded from the index may already be gone (an
+ * earlier owner's delete still landing after the load), so a process writes a loaded key's entry
+ * once before it relies on it.
+ */
+interface IndexedEntry {
+  readonly timers: readonly TimerDoc[];
+  readonly revision: number;
+  readonly own: boolean;
+}
+
+/** A key left without timers, since when (its entry is deleted once `deleteDelayMs` has passed). */
 interface PendingDelete {
   readonly owner: TimerOwner;
   readonly sinceMs: number;
@@ -44,16 +57,8 @@ interface PendingDelete {
  * redelivery converges on the same entry.
  */
 export class KvTimerIndex implements TimerIndex {
-  /** What `AGENTS_TIMERS` holds per key (as far as this process wrote or read it). */
-  private readonly written = new Map<string, readonly TimerDoc[]>();
-  /** The revision of each key's entry as this process wrote or read it (what a delete is conditioned on). */
-  private readonly revisions = new Map<string, number>();
-  /**
-   * Keys whose entry this process wrote itself. Only such an entry covers later timers: one loaded
-   * from the index may already be gone (an earlier owner's delete still landing after the load), so
-   * a process writes a loaded key's entry once before it relies on it.
-   */
-  private readonly own = new Set<string>();
+  /** Each key's entry in `AGENTS_TIMERS`, as far as this process wrote or read it. */
+  private readonly written = new Map<string, IndexedEntry>();
   /** What the partition schedulers were last given per key. */
   private readonly scheduled = new Map<string, readonly TimerDoc[]>();
   private readonly schedulers = new Map<number, TimerScheduler>();
@@ -93,9 +98,7 @@ export class KvTimerIndex implements TimerIndex {
       if (entry === null || entry.operation !== 'PUT') continue;
       const decoded = decodeTimerIndexEntry(key.slice(prefix.length), entry.value);
       if (decoded === undefined) continue;
-      this.written.set(decoded.owner.stateKey, decoded.timers);
-      this.revisions.set(decoded.owner.stateKey, entry.revision);
-      this.own.delete(decoded.owner.stateKey);
+      this.written.set(decoded.owner.stateKey, { timers: decoded.timers, revision: entry.revision, own: false });
       this.scheduled.set(decoded.owner.stateKey, decoded.timers);
       scheduler.update(decoded.owner, decoded.timers);
       loaded += 1;
@@ -117,10 +120,11 @@ export class KvTimerIndex implements TimerIndex {
     await this.settle(owner.stateKey);
     // The entry this key kept for a while (it was left without timers) covers this suspension.
     this.pendingDeletes.delete(owner.stateKey);
-    const known = this.written.get(owner.stateKey) ?? [];
-    if (this.own.has(owner.stateKey) && indexCovers(known, timers, this.options.nowMs())) return;
+    const entry = this.written.get(owner.stateKey);
+    const known = entry?.timers ?? [];
+    if (entry?.own === true && indexCovers(known, timers, this.options.nowMs())) return;
     const union = [...known.filter((k) => !timers.some((t) => t.timerId === k.timerId && t.dueAtMs === k.dueAtMs)), ...timers];
-    if (this.own.has(owner.stateKey) && sameTimers(known, union)) return;
+    if (entry?.own === true && sameTimers(known, union)) return;
     await this.write({ owner, timers: union });
   }
 
@@ -137,8 +141,8 @@ export class KvTimerIndex implements TimerIndex {
     // Entries covering the timers may stay, indexed and scheduled: they fire first, the actor
     // ignores the firing and the index is reconciled then. This keeps a timer that moves later on
     // every commit (the idle TTL) and a key that suspends again free of index writes and schedule churn.
-    const written = this.own.has(owner.stateKey) ? (this.written.get(owner.stateKey) ?? []) : [];
-    if (indexCovers(written, timers, now) && indexCovers(this.scheduled.get(owner.stateKey) ?? [], timers, now)) return;
+    const entry = this.written.get(owner.stateKey);
+    if (indexCovers(entry?.own === true ? entry.timers : [], timers, now) && indexCovers(this.scheduled.get(owner.stateKey) ?? [], timers, now)) return;
     await this.reconcile(owner, timers);
   }
 
@@ -150,10 +154,8 @@ export class KvTimerIndex implements TimerIndex {
       if (known !== undefined) {
         await this.writes.delete(timerIndexKey(this.partitionOf(owner), owner.stateKey));
         this.written.delete(owner.stateKey);
-        this.revisions.delete(owner.stateKey);
-        this.own.delete(owner.stateKey);
       }
-    } else if (known === undefined || !this.own.has(owner.stateKey) || !sameTimers(known, timers)) {
+    } else if (known === undefined || !known.own || !sameTimers(known.timers, timers)) {
       await this.write({ owner, timers });
     }
     if (timers.length === 0) this.scheduled.delete(owner.stateKey);
@@ -181,15 +183,12 @@ export class KvTimerIndex implements TimerIndex {
       const owner: TimerOwner = { stateKey, agent: stateKey.slice(0, dot), entityKey: decodeKeyToken(stateKey.slice(dot + 1)) };
       const partition = this.partitionOf(owner);
       this.written.delete(stateKey);
-      this.revisions.delete(stateKey);
-      this.own.delete(stateKey);
       this.scheduled.delete(stateKey);
       this.pendingDeletes.delete(stateKey);
       const entry = await this.kv.get(timerIndexKey(partition, stateKey));
       const decoded = entry !== null && entry.operation === 'PUT' ? decodeTimerIndexEntry(stateKey, entry.value) : undefined;
       if (decoded !== undefined) {
-        this.written.set(stateKey, decoded.timers);
-        this.revisions.set(stateKey, entry!.revision);
+        this.written.set(stateKey, { timers: decoded.timers, revision: entry!.revision, own: false });
         this.scheduled.set(stateKey, decoded.timers);
       }
       this.schedulers.get(partition)?.update(decoded?.owner ?? owner, decoded?.timers ?? []);
@@ -198,9 +197,7 @@ export class KvTimerIndex implements TimerIndex {
 
   private async write(entry: TimerIndexEntry): Promise<void> {
     const revision = await this.writes.put(timerIndexKey(this.partitionOf(entry.owner), entry.owner.stateKey), encodeTimerIndexEntry(entry));
-    this.written.set(entry.owner.stateKey, entry.timers);
-    this.revisions.set(entry.owner.stateKey, revision);
-    this.own.add(entry.owner.stateKey);
+    this.written.set(entry.owner.stateKey, { timers: entry.timers, revision, own: true });
   }
 
   /** Waits for a delete of `stateKey` under way, so no call decides on an entry about to vanish. */
@@ -244,14 +241,12 @@ export class KvTimerIndex implements TimerIndex {
    */
   private async deleteEntry(owner: TimerOwner): Promise<void> {
     try {
-      await this.writes.delete(timerIndexKey(this.partitionOf(owner), owner.stateKey), this.revisions.get(owner.stateKey));
+      await this.writes.delete(timerIndexKey(this.partitionOf(owner), owner.stateKey), this.written.get(owner.stateKey)?.revision);
     } catch {
       // Left behind, still known and scheduled: it fires, the actor ignores it and reconcile deletes it.
       return;
     }
     this.written.delete(owner.stateKey);
-    this.revisions.delete(owner.stateKey);
-    this.own.delete(owner.stateKey);
     this.forgetSchedule(owner);
   }
 

@@ -4,20 +4,14 @@
  * as the activator composes its commit path. For the telemetry specs: spans, trace headers and
  * promise hooks are observed on the real runtime, with no broker.
  */
-import { InMemoryStateStore, type AgentDefinition, type OutboxEntryDoc, type Timers } from '#core';
+import { InMemoryStateStore, type AgentDefinition, type OutboxEntryDoc } from '#core';
 import { RuntimeMetrics, TraceScopes } from '#telemetry';
 import { composeCommitPath } from '../commit-path.factory.js';
+import { systemClock } from '../system-clock.js';
 import { TracedActorRuntime } from '../telemetry/traced-actor-runtime.js';
 
 /** The agent every rig runtime hosts. */
 export const ECHO: AgentDefinition = { name: 'echo', handler: (ctx) => ({ kind: 'complete', output: ctx.eventText() }) };
-
-const timers: Timers = {
-  setTimeout: (callback, ms) => {
-    const handle = setTimeout(callback, ms);
-    return () => clearTimeout(handle);
-  },
-};
 
 /** What a rig runtime is built over; every part defaults to a fresh one. */
 export interface TracedEchoRuntimeOptions {
@@ -44,8 +38,8 @@ export function tracedEchoRuntime(options: TracedEchoRuntimeOptions = {}): Trace
         agents: new Map([[ECHO.name, ECHO]]),
         provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
         addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k', inboxStream: 'AGENTS_INBOX' },
-        timers,
-        monotonicMs: () => performance.now(),
+        timers: systemClock,
+        monotonicMs: () => systemClock.monotonicMs(),
         random: () => 0.5,
         activationTimeoutMs: 5_000,
         maxDocumentBytes: 1_000_000,

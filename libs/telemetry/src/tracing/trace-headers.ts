@@ -47,13 +47,8 @@ export function withTraceContext(headers: readonly HeaderDoc[], ctx: Context = c
  * propagator's extract builds a context for nothing.
  */
 export function carriesUnsampledParent(headers: readonly HeaderDoc[]): boolean {
-  for (const h of headers) {
-    if (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent) continue;
-    const match = TRACEPARENT.exec(h.value);
-    if (match === null || match[1] === '0'.repeat(32) || match[2] === '0'.repeat(16)) return false;
-    return (Number.parseInt(match[3] ?? '01', 16) & 1) === 0;
-  }
-  return false;
+  const parent = carriedParent(headers);
+  return parent !== undefined && !parent.sampled;
 }
 
 /**
@@ -62,14 +57,22 @@ export function carriesUnsampledParent(headers: readonly HeaderDoc[]): boolean {
  * to find the activation span that parents it).
  */
 export function carriedSpanId(headers: readonly HeaderDoc[]): string | undefined {
+  return carriedParent(headers)?.spanId;
+}
+
+/** The span id and sampled flag of the first `traceparent` in `headers`, if it is a valid one (non-zero ids). */
+function carriedParent(headers: readonly HeaderDoc[]): { readonly spanId: string; readonly sampled: boolean } | undefined {
   for (const h of headers) {
     if (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent) continue;
     const match = TRACEPARENT.exec(h.value);
-    if (match === null || match[1] === '0'.repeat(32) || match[2] === '0'.repeat(16)) return undefined;
-    return match[2];
+    if (match === null || match[1] === ZERO_TRACE_ID || match[2] === ZERO_SPAN_ID) return undefined;
+    return { spanId: match[2]!, sampled: (Number.parseInt(match[3] ?? '01', 16) & 1) === 1 };
   }
   return undefined;
 }
+
+const ZERO_TRACE_ID = '0'.repeat(32);
+const ZERO_SPAN_ID = '0'.repeat(16);
 
 /** `version-traceid-spanid-flags` of W3C trace context (version 00 and later versions' prefix). */
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
