@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolIntent } from '#core';
+import { derivedTraceId } from '#telemetry';
 import { collect, readStream, startCluster, type TestCluster } from '../harness/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { eventually, opsUrl, scrape, value } from './prometheus-text.js';
@@ -191,6 +192,68 @@ describe('tracing: one trace per logical activation', () => {
     const spans = await receiver.waitFor((all) => all.some((s) => s.traceId === publisher.traceId && s.name === 'ingest approvals refund'), 'the decision in the trace of the request');
     const decision = one(spans, 'ingest of the decision', (s) => s.traceId === publisher.traceId && s.name === 'ingest approvals refund');
     expect(decision.parentSpanId).toBe(askedFrom);
+  });
+});
+
+describe('tracing at a parent-based sampling ratio', () => {
+  let receiver: OtlpReceiver;
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    cluster = await startCluster({
+      agentModules: ['test/fixtures/agents/counter.agent.mjs'],
+      services: ['activator', 'ingress'],
+      env: {
+        AGENTS_OPS_PORT: '0',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.5',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await receiver?.close();
+  });
+
+  it('traces the sampled-in events end to end and records nothing of the sampled-out ones, whose outputs still carry their derived trace id', async () => {
+    const outputs = await collect(cluster.client.nc, 'agents.output.counter.>');
+    const events = 40;
+    for (let n = 0; n < events; n += 1) await cluster.client.publishEvent('counter', `ratio-${n}`, { n });
+    await outputs.waitForCount(events, 60_000);
+    outputs.close();
+
+    // Each event's root trace id is derived from its ingest sequence, sampled in or out.
+    const ingested = await readStream(cluster.client.nc, 'AGENTS_INGEST');
+    const seqOf = new Map(ingested.map((m) => [(JSON.parse(text.decode(m.data)) as { n: number }).n, m.seq]));
+    const traces = outputs.messages.map((msg) => {
+      const { n } = JSON.parse(text.decode(msg.data)) as { n: number };
+      const [, traceId, , flags] = (msg.headers?.get('traceparent') ?? '').split('-');
+      return { n, traceId, sampled: flags === '01', expected: derivedTraceId('ingest', 'AGENTS_INGEST', seqOf.get(n)!) };
+    });
+    for (const t of traces) expect(t.traceId, `event ${t.n}`).toBe(t.expected);
+    const sampledIn = traces.filter((t) => t.sampled);
+    const sampledOut = traces.filter((t) => !t.sampled);
+    // At a 0.5 ratio both groups are non-empty unless 40 independent draws all agree (2^-39).
+    expect(sampledIn.length).toBeGreaterThan(0);
+    expect(sampledOut.length).toBeGreaterThan(0);
+
+    const spans = await receiver.waitFor(
+      (all) => sampledIn.every((t) => ['ingest events counter', 'activate counter'].every((name) => all.some((s) => s.traceId === t.traceId && s.name === name))),
+      'the ingest and activation spans of every sampled-in event',
+    );
+    for (const t of sampledIn) {
+      const ingest = one(spans, `ingest span of event ${t.n}`, (s) => s.traceId === t.traceId && s.name === 'ingest events counter');
+      expect(ingest.parentSpanId).toBe('');
+      const activation = one(spans, `activation span of event ${t.n}`, (s) => s.traceId === t.traceId && s.name === 'activate counter');
+      expect(activation.parentSpanId).toBe(ingest.spanId);
+    }
+    const outIds = new Set(sampledOut.map((t) => t.traceId));
+    expect(spans.filter((s) => outIds.has(s.traceId))).toEqual([]);
   });
 });
 

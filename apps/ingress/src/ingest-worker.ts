@@ -32,6 +32,8 @@ export interface IngestWorkerOptions {
   readonly limits: IngestLimits;
   /** Whether this process exports traces: off, messages get no span (see `untracedIngest`). */
   readonly tracing: boolean;
+  /** The sampler follows the parent (`Tracing.parentBased`): a message whose carried parent is sampled out gets no span. */
+  readonly parentBased?: boolean;
   /** Counts forwards, refusals (error records) and retries. */
   readonly metrics: IngressMetrics;
   /**
@@ -119,7 +121,7 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
     );
     // The forward carries this message's ingest span as the parent of the activation it causes.
     const traced = this.options.tracing
-      ? startIngestSpan(msg, headers, decided, this.options.stream, this.options.topology, this.options.metrics)
+      ? startIngestSpan(msg, headers, decided, this.options.stream, this.options.topology, this.options.metrics, this.options.parentBased === true)
       : untracedIngest(msg, decided, this.options.topology, this.options.metrics);
     const decision = traced.decision;
     // Order matters per key only; unreadable messages have no key and go on their own.

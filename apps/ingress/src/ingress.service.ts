@@ -108,6 +108,7 @@ export class IngressService implements OnApplicationBootstrap, OnApplicationShut
       js: this.nats.js,
       acks: this.nats.acks,
       tracing: currentTracing()?.enabled === true,
+      parentBased: currentTracing()?.parentBased === true,
       topology: this.topology,
       agents: this.agents,
       limits: this.config.ingress,

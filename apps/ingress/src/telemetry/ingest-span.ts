@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span 
 import type { JsMsg } from '@nats-io/jetstream';
 import type { HeaderDoc } from '#core';
 import type { Topology } from '#routing';
-import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, withTraceContext, type IngressMetrics } from '#telemetry';
+import { AgentsAttribute, carriedParent, keyAttribute, contextFromHeaders, decideDerivedRoot, derivedTraceId, MessagingAttribute, startSpanInTrace, withTraceContext, withTraceparent, type IngressMetrics } from '#telemetry';
 import type { IngestDecision } from '../ingest-decision.js';
 
 const tracer = trace.getTracer('nats-agents/ingress');
@@ -26,15 +26,35 @@ export interface IngestTrace {
  * before the ack, a lease handover) joins the same trace; each delivery still gets its own span,
  * marked `agents.redelivered`. The forward carries the ingest span as its parent, so the
  * activation that applies it continues the trace.
+ *
+ * No span is built for a message whose span would record nothing (the untraced path, with its
+ * counts): a root the sampler drops (decided first, {@link decideDerivedRoot}; the forward then
+ * carries the trace id and the sampled-out flag the span would have injected), and, under a
+ * parent-based sampler (`parentBased`), a message whose carried parent is sampled out (its
+ * headers pass on as they came). Either way the activation downstream sees a sampled-out parent
+ * and skips its span too; a redelivery decides the same.
  */
-export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decision: IngestDecision, stream: string, topology: Topology, metrics: IngressMetrics): IngestTrace {
+export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decision: IngestDecision, stream: string, topology: Topology, metrics: IngressMetrics, parentBased: boolean): IngestTrace {
   const address = topology.parseIngestSubject(msg.subject);
   const lane = address?.lane ?? 'unknown';
+  const name = `ingest ${lane} ${decision.agent}`;
+  const parentSpan = carriedParent(headers);
+  let rootTraceId: string | undefined;
+  if (parentSpan === undefined) {
+    const root = decideDerivedRoot(name, SpanKind.CONSUMER, ['ingest', stream, msg.seq]);
+    if (root?.sampled === false) {
+      const marked = decision.kind === 'forward' ? { ...decision, headers: withTraceparent(decision.headers, root.traceparent, root.tracestate) } : decision;
+      return untracedIngest(msg, marked, topology, metrics);
+    }
+    rootTraceId = root?.traceId;
+  } else if (parentBased && !parentSpan.sampled) {
+    return untracedIngest(msg, decision, topology, metrics);
+  }
   const parent = contextFromHeaders(headers);
   const deliveries = msg.info.deliveryCount;
   const span: Span = startSpanInTrace(
     tracer,
-    `ingest ${lane} ${decision.agent}`,
+    name,
     {
       kind: SpanKind.CONSUMER,
       attributes: {
@@ -49,7 +69,7 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
       },
     },
     parent,
-    () => derivedTraceId('ingest', stream, msg.seq),
+    () => rootTraceId ?? derivedTraceId('ingest', stream, msg.seq),
   );
   const recording = span.isRecording();
   // The key's digest is a hash per message: only for a span that keeps it.
@@ -77,9 +97,10 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
 }
 
 /**
- * Tracing off (`currentTracing()` disabled): the message gets no span, its forward carries the
- * publisher's trace headers as they came, and `finish` only counts the outcome. Nothing would
- * record a span, and building one per message was a measurable share of ingress's CPU.
+ * A message without a span: tracing off (`currentTracing()` disabled), or sampled out (see
+ * {@link startIngestSpan}). Its forward carries `decision`'s headers, and `finish` only counts the
+ * outcome. Nothing would record a span, and building one per message was a measurable share of
+ * ingress's CPU.
  */
 export function untracedIngest(msg: JsMsg, decision: IngestDecision, topology: Topology, metrics: IngressMetrics): IngestTrace {
   return {

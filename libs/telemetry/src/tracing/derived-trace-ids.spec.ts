@@ -1,8 +1,9 @@
 // Layer 1: a message that arrived without trace context must root the same trace on every delivery (retries and replays never start an unrelated trace), while each delivery still gets a span of its own.
-import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { AlwaysOffSampler, AlwaysOnSampler, InMemorySpanExporter, ParentBasedSampler, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
-import { derivedTraceId, DerivedTraceIdGenerator, installTraceIdGenerator, startSpanInTrace } from './derived-trace-ids.js';
+import { decideDerivedRoot, derivedTraceId, DerivedTraceIdGenerator, installRootSampler, installTraceIdGenerator, startSpanInTrace } from './derived-trace-ids.js';
 
 function tracing(): { exporter: InMemorySpanExporter; tracer: ReturnType<TracerProvider['getTracer']> } {
   const generator = new DerivedTraceIdGenerator();
@@ -70,5 +71,44 @@ describe('startSpanInTrace', () => {
     const ids = exporter.getFinishedSpans().map((s) => s.spanContext().traceId);
     expect(ids[0]).toBe(derivedTraceId('y'));
     expect(ids[1]).not.toBe(derivedTraceId('y'));
+  });
+});
+
+describe('decideDerivedRoot', () => {
+  afterEach(() => installRootSampler(undefined));
+
+  it('is undefined with tracing off (no sampler installed)', () => {
+    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 1])).toBeUndefined();
+  });
+
+  it('gives a sampled-in root its derived trace id, to start the span with', () => {
+    installRootSampler(new ParentBasedSampler({ root: new AlwaysOnSampler() }));
+    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 1])).toEqual({ sampled: true, traceId: derivedTraceId('ingest', 'S', 1) });
+  });
+
+  it('gives a sampled-out root the traceparent its span would have injected: the derived trace id, the sampled flag off, the same on every delivery', () => {
+    installRootSampler(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
+    const first = decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 7]);
+    expect(first).toMatchObject({ sampled: false });
+    const header = (first as { traceparent: string }).traceparent;
+    expect(header).toMatch(new RegExp(`^00-${derivedTraceId('ingest', 'S', 7)}-[0-9a-f]{16}-00$`));
+    expect(header.split('-')[2]).not.toBe('0000000000000000');
+    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 7])).toEqual(first);
+    // The propagator reads it as a valid parent that is sampled out.
+    const extracted = trace.getSpanContext(new W3CTraceContextPropagator().extract(ROOT_CONTEXT, { traceparent: header }, defaultTextMapGetter));
+    expect(extracted).toMatchObject({ traceId: derivedTraceId('ingest', 'S', 7), traceFlags: 0, isRemote: true });
+  });
+
+  it("follows a ratio sampler's decision by trace id, as the span's own sampling would", () => {
+    const ratio = new TraceIdRatioBasedSampler(0.5);
+    installRootSampler(new ParentBasedSampler({ root: ratio }));
+    const decisions = Array.from({ length: 200 }, (_, seq) => {
+      const decided = decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', seq]);
+      const own = ratio.shouldSample(ROOT_CONTEXT, derivedTraceId('ingest', 'S', seq)).decision === SamplingDecision.RECORD_AND_SAMPLED;
+      expect(decided?.sampled, `seq ${seq}`).toBe(own);
+      return own;
+    });
+    expect(decisions.filter(Boolean).length).toBeGreaterThan(50);
+    expect(decisions.filter((d) => !d).length).toBeGreaterThan(50);
   });
 });

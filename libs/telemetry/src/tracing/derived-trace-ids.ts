@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import { trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
-import { RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace';
+import { ROOT_CONTEXT, trace, type Context, type Span, type SpanKind, type SpanOptions, type Tracer } from '@opentelemetry/api';
+import { RandomIdGenerator, SamplingDecision, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace';
 
 /**
  * A 32-hex-digit trace id derived from a message's identity (`parts`, e.g. the stream and sequence
@@ -9,9 +9,12 @@ import { RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace';
  * delivery instead of starting an unrelated one.
  */
 export function derivedTraceId(...parts: readonly (string | number)[]): string {
-  const digest = hash('sha256', parts.map(String).join('|'), 'hex').slice(0, 32);
-  // The all-zero id is invalid in W3C trace context; sha256 practically never yields it.
-  return /^0+$/.test(digest) ? `${digest.slice(0, 31)}1` : digest;
+  return nonZero(hash('sha256', parts.join('|'), 'hex').slice(0, 32));
+}
+
+/** `hex` unless it is all zeros (invalid in W3C trace context; sha256 practically never yields it). */
+function nonZero(hex: string): string {
+  return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
 }
 
 /**
@@ -67,3 +70,42 @@ export function startSpanInTrace(tracer: Tracer, name: string, options: SpanOpti
   const generator = installed;
   return generator.withNextTraceId(rootTraceId(), () => tracer.startSpan(name, options, parent));
 }
+
+/** The sampler installed by `startTracing` (the tracer provider's own; absent when tracing is off). */
+let rootSampler: Sampler | undefined;
+
+/** Installs the process's sampler for {@link decideDerivedRoot} (called by `startTracing`). */
+export function installRootSampler(sampler: Sampler | undefined): void {
+  rootSampler = sampler;
+}
+
+/**
+ * What the process's sampler decides for a span that would root the trace derived from `parts`,
+ * taken before any span is built: sampled in, the caller starts the span with
+ * {@link startSpanInTrace} and `traceId`; sampled out, nothing would record it, and `traceparent`
+ * is the W3C header the message's consequences carry instead (the same trace id, the sampled flag
+ * off), so parent-based samplers downstream keep the decision. `undefined` with tracing off.
+ *
+ * Why: ingress roots a trace for every message published without trace context, and at a 10 %
+ * ratio nine in ten of those spans were built (attributes, span id, context, propagator inject)
+ * only to record nothing. Deterministic: the trace id is {@link derivedTraceId} of `parts`, the
+ * span id is derived from the same digest (a sampled-out span is never exported, so nothing
+ * needs it to differ per delivery), and the ratio samplers decide by trace id, so a redelivery or
+ * replay carries the same header as the first delivery. A sampler that records without sampling
+ * (`RECORD`) gets a real span.
+ */
+export function decideDerivedRoot(name: string, kind: SpanKind, parts: readonly (string | number)[]): DerivedRoot | undefined {
+  const sampler = rootSampler;
+  if (sampler === undefined) return undefined;
+  const digest = hash('sha256', parts.join('|'), 'hex');
+  const traceId = nonZero(digest.slice(0, 32));
+  const result = sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, {}, []);
+  if (result.decision !== SamplingDecision.NOT_RECORD) return { sampled: true, traceId };
+  const tracestate = result.traceState?.serialize();
+  return { sampled: false, traceparent: `00-${traceId}-${nonZero(digest.slice(32, 48))}-00`, ...(tracestate ? { tracestate } : {}) };
+}
+
+/** {@link decideDerivedRoot}'s answer. */
+export type DerivedRoot =
+  | { readonly sampled: true; readonly traceId: string }
+  | { readonly sampled: false; readonly traceparent: string; readonly tracestate?: string };

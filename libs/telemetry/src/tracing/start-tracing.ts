@@ -1,9 +1,10 @@
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
-import { DerivedTraceIdGenerator, installTraceIdGenerator } from './derived-trace-ids.js';
+import { BatchSpanProcessor, ParentBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { DerivedTraceIdGenerator, installRootSampler, installTraceIdGenerator } from './derived-trace-ids.js';
 import { configureKeyAttribute } from './key-attribute.js';
+import { samplerFromEnv } from './sampler-from-env.js';
 import { spanOutcomeMeterProvider } from './span-outcome-meter.js';
 import { SynchronousContextManager } from './synchronous-context-manager.js';
 import { TracingMetrics } from './tracing-metrics.js';
@@ -87,12 +88,15 @@ export function startTracing(options: TracingOptions): Tracing {
   };
   const processor = new BatchSpanProcessor({ exporter, selfObsMeterProvider: spanOutcomeMeterProvider(metrics), ...batching });
   const idGenerator = new DerivedTraceIdGenerator();
+  // The provider's sampler, held here too: ingress asks it for a root's decision before any span.
+  const sampler = samplerFromEnv(env);
   const named = env.OTEL_SERVICE_NAME?.trim() || undefined;
   const attributesName = /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = new NodeSDK({
     ...(named !== undefined ? { serviceName: named } : attributesName ? {} : { serviceName: options.serviceName }),
     spanProcessors: [processor],
     idGenerator,
+    sampler,
     // Never AsyncLocalStorage: its first run enables promise hooks for the whole process on Node 20
     // (decision 0076). Parents are passed explicitly; the active context lasts one synchronous call.
     contextManager: new SynchronousContextManager(),
@@ -102,15 +106,14 @@ export function startTracing(options: TracingOptions): Tracing {
   });
   sdk.start();
   installTraceIdGenerator(idGenerator);
+  installRootSampler(sampler);
 
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || `${(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`;
   const note = requested !== protocol ? ` (protocol ${requested} is not supported here)` : '';
   let stopped: Promise<void> | undefined;
-  const sampler = (env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase();
   const tracing: Tracing = {
     enabled: true,
-    // The SDK's default sampler is parentbased_always_on.
-    parentBased: sampler === '' || sampler.startsWith('parentbased_'),
+    parentBased: sampler instanceof ParentBasedSampler,
     description: `tracing on: OTLP ${protocol} to ${endpoint}${note}, keys as ${keyMode}, queue ${batching.maxQueueSize}, batches of ${batching.maxExportBatchSize} every ${batching.scheduledDelayMillis} ms`,
     metrics,
     shutdown(timeoutMs = 500) {
@@ -123,6 +126,7 @@ export function startTracing(options: TracingOptions): Tracing {
           .finally(() => {
             clearTimeout(timer);
             installTraceIdGenerator(undefined);
+            installRootSampler(undefined);
             resolve();
           });
       });

@@ -3,7 +3,7 @@ import { propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HeaderDoc } from '#core';
-import { carriedSpanId, carriesUnsampledParent, contextFromHeaders, withTraceContext } from './trace-headers.js';
+import { carriedParent, carriedSpanId, carriesUnsampledParent, contextFromHeaders, withTraceContext, withTraceparent } from './trace-headers.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -82,5 +82,25 @@ describe('carriedSpanId', () => {
       expect(carriedSpanId(headers)).toBeUndefined();
       expect(trace.getSpanContext(contextFromHeaders(headers))).toBeUndefined();
     }
+  });
+});
+
+describe('withTraceparent', () => {
+  it('replaces the trace context and keeps the other headers in order', () => {
+    const headers: HeaderDoc[] = [
+      { name: 'Nats-Msg-Id', value: 'x' },
+      { name: 'Traceparent', value: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+      { name: 'tracestate', value: 'old=1' },
+      { name: 'Agents-Seq', value: '3' },
+    ];
+    const value = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
+    expect(withTraceparent(headers, value)).toEqual([{ name: 'Nats-Msg-Id', value: 'x' }, { name: 'Agents-Seq', value: '3' }, { name: 'traceparent', value }]);
+    expect(withTraceparent(headers, value, 'vendor=2')).toEqual([
+      { name: 'Nats-Msg-Id', value: 'x' },
+      { name: 'Agents-Seq', value: '3' },
+      { name: 'traceparent', value },
+      { name: 'tracestate', value: 'vendor=2' },
+    ]);
+    expect(carriedParent(withTraceparent(headers, value))).toEqual({ spanId: '00f067aa0ba902b7', sampled: false });
   });
 });

@@ -60,10 +60,21 @@ export function carriedSpanId(headers: readonly HeaderDoc[]): string | undefined
   return carriedParent(headers)?.spanId;
 }
 
-/** The span id and sampled flag of the first `traceparent` in `headers`, if it is a valid one (non-zero ids). */
-function carriedParent(headers: readonly HeaderDoc[]): { readonly spanId: string; readonly sampled: boolean } | undefined {
+/** What a valid W3C `traceparent` says about the span that sent a message. */
+export interface CarriedParent {
+  readonly spanId: string;
+  readonly sampled: boolean;
+}
+
+/**
+ * The span id and sampled flag of the first `traceparent` in `headers`, if it is a valid one
+ * (non-zero ids): `undefined` exactly when the propagator's extract would give no parent, so the
+ * consumer's span would root a trace. Runs for every message: the header's name is compared by
+ * length first, so the other headers cost no lower-casing.
+ */
+export function carriedParent(headers: readonly HeaderDoc[]): CarriedParent | undefined {
   for (const h of headers) {
-    if (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent) continue;
+    if (h.name.length !== TRACEPARENT_LENGTH || (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent)) continue;
     const match = TRACEPARENT.exec(h.value);
     if (match === null || match[1] === ZERO_TRACE_ID || match[2] === ZERO_SPAN_ID) return undefined;
     return { spanId: match[2]!, sampled: (Number.parseInt(match[3] ?? '01', 16) & 1) === 1 };
@@ -71,6 +82,19 @@ function carriedParent(headers: readonly HeaderDoc[]): { readonly spanId: string
   return undefined;
 }
 
+/**
+ * `headers` with their trace context replaced by `traceparent` (and `tracestate` when given);
+ * other headers keep their order. For a span decided before it was built
+ * (`decideDerivedRoot`): what the propagator's inject would have written for it.
+ */
+export function withTraceparent(headers: readonly HeaderDoc[], traceparent: string, tracestate?: string): readonly HeaderDoc[] {
+  const kept = headers.filter((h) => !TRACE_HEADERS.has(h.name.toLowerCase()));
+  kept.push({ name: HeaderName.Traceparent, value: traceparent });
+  if (tracestate !== undefined) kept.push({ name: HeaderName.Tracestate, value: tracestate });
+  return kept;
+}
+
+const TRACEPARENT_LENGTH = HeaderName.Traceparent.length;
 const ZERO_TRACE_ID = '0'.repeat(32);
 const ZERO_SPAN_ID = '0'.repeat(16);
 
