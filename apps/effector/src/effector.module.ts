@@ -4,7 +4,7 @@ import { Module } from '@nestjs/common';
 import type { AnyToolDefinition, ClusterKeys, OutboxPublisher } from '#core';
 import { loadClusterKeys, loadConfig, loadToolModules, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { createTopology, type Topology } from '#routing';
-import { EffectorMetrics, TelemetryModule } from '#telemetry';
+import { currentTracing, EffectorMetrics, TelemetryModule } from '#telemetry';
 import { EntityPauses, JetStreamOutboxPublisher, NATS_CLIENT_NAME, NatsService, natsServiceProvider, PROVISIONING, provision, TOPOLOGY } from '#transport';
 import type { DedupStore } from './dedup/dedup-store.js';
 import { KvDedupStore } from './dedup/kv-dedup-store.js';
@@ -117,7 +117,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
           toolTimeoutMs: config.effector.toolTimeoutMs,
           maxResultBytes: config.ingress.maxEventBytes,
           paused: (entityKey) => pauses.isKeyPaused(entityKey),
-        }, metrics),
+        }, metrics, { enabled: currentTracing()?.enabled === true, parentBased: currentTracing()?.parentBased === true }),
     },
     EffectorService,
   ],

@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { AGENT_NAME_PATTERN, ensureError } from '#core';
 import { encodeKeyToken, UNNAMED_AGENT } from '#routing';
-import { AgentsAttribute, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, TraceScopes, withTraceContext, type EffectorMetrics, type TraceScope } from '#telemetry';
+import { AgentsAttribute, carriesUnsampledParent, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, TraceScopes, withTraceContext, type EffectorMetrics, type TraceScope } from '#telemetry';
 import type { DecodedDelivery } from '../intent-delivery.js';
 import type { IntentOutcome } from '../intent-outcome.js';
 import { IntentProcessor, type IntentProcessorDeps, type ProcessScope } from '../intent-processor.js';
@@ -26,19 +26,46 @@ import { TracingEffectorObserver } from './tracing-effector-observer.js';
  * result status, whether the tool ran, tool attempts, `agents.deduped` for a completed intent whose
  * stored result was re-published. Counts `agents_error_records_total` for each refusal record
  * published.
+ *
+ * No span at all with tracing off, or, under a parent-based sampler, for an intent whose carried
+ * parent is sampled out: nothing would record it. The delivery then runs with its headers as they
+ * came, so its result carries the activation's sampled-out `traceparent` and the resumed
+ * activation skips its span too. Refusals are counted either way.
  */
 export class TracedIntentProcessor extends IntentProcessor {
   private readonly metrics: EffectorMetrics;
   private readonly scopes: TraceScopes;
 
-  constructor(deps: IntentProcessorDeps, metrics: EffectorMetrics) {
+  private readonly tracing: EffectorTracing;
+
+  /** @param tracing whether this process exports traces and follows parents' sampling (`currentTracing()`). */
+  constructor(deps: IntentProcessorDeps, metrics: EffectorMetrics, tracing: EffectorTracing) {
     const scopes = new TraceScopes();
     super({ ...deps, observer: new TracingEffectorObserver(deps.observer, scopes) });
     this.metrics = metrics;
     this.scopes = scopes;
+    this.tracing = tracing;
   }
 
-  override async process(decoded: DecodedDelivery, scope: ProcessScope): Promise<IntentOutcome> {
+  override process(decoded: DecodedDelivery, scope: ProcessScope): Promise<IntentOutcome> {
+    if (!this.tracing.enabled || (this.tracing.parentBased && carriesUnsampledParent(decoded.delivery.headers))) return this.untraced(decoded, scope);
+    return this.traced(decoded, scope);
+  }
+
+  /** No span: the delivery runs as it came; only refusals are counted. */
+  private async untraced(decoded: DecodedDelivery, scope: ProcessScope): Promise<IntentOutcome> {
+    const outcome = await super.process(decoded, scope);
+    if (outcome.kind === 'refused') this.countRefusal(decoded, outcome.reason);
+    return outcome;
+  }
+
+  private countRefusal(decoded: DecodedDelivery, reason: string): void {
+    const intent = decoded.kind === 'intent' ? decoded.intent : undefined;
+    const agent = intent !== undefined && AGENT_NAME_PATTERN.test(intent.agent) ? intent.agent : UNNAMED_AGENT;
+    this.metrics.errorRecords.inc({ agent, reason });
+  }
+
+  private async traced(decoded: DecodedDelivery, scope: ProcessScope): Promise<IntentOutcome> {
     const delivery = decoded.delivery;
     const intent = decoded.kind === 'intent' ? decoded.intent : undefined;
     const deliveries = delivery.deliveries ?? 1;
@@ -79,8 +106,7 @@ export class TracedIntentProcessor extends IntentProcessor {
       if (outcome.kind === 'published') {
         span.setAttributes({ [AgentsAttribute.ResultStatus]: statusName(outcome.status), [AgentsAttribute.Executed]: outcome.executed });
       } else if (outcome.kind === 'refused') {
-        const agent = intent !== undefined && AGENT_NAME_PATTERN.test(intent.agent) ? intent.agent : UNNAMED_AGENT;
-        this.metrics.errorRecords.inc({ agent, reason: outcome.reason });
+        this.countRefusal(decoded, outcome.reason);
         span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
       } else if (outcome.kind === 'republished') {
         span.setAttribute(AgentsAttribute.Deduped, true);
@@ -96,4 +122,12 @@ export class TracedIntentProcessor extends IntentProcessor {
       span.end();
     }
   }
+}
+
+/** What {@link TracedIntentProcessor} knows of the process's tracing (`currentTracing()`). */
+export interface EffectorTracing {
+  /** Spans are exported (`Tracing.enabled`). */
+  readonly enabled: boolean;
+  /** The sampler follows the parent (`Tracing.parentBased`). */
+  readonly parentBased: boolean;
 }
