@@ -120,6 +120,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       metrics: this.metrics,
       prefix: this.topology.prefix,
       scopes,
+      tracing: currentTracing()?.enabled === true,
     });
     this.runtime = new TracedActorRuntime(commitPath, {
       scopes,

@@ -18,6 +18,13 @@ export interface CommitPathOptions {
   readonly prefix: string;
   /** Where the tracing wrappers find the running activation's span: the traced runtime's own. */
   readonly scopes: TraceScopes;
+  /**
+   * Whether this process exports traces (`currentTracing().enabled`). Off, no span can ever be
+   * open, so the store and observer wrappers that only look for one are left out (each was a
+   * closure and a lookup per call for nothing); the publisher and long-term wrappers stay for
+   * their metrics.
+   */
+  readonly tracing: boolean;
 }
 
 /**
@@ -28,6 +35,9 @@ export interface CommitPathOptions {
  * - publisher: tracing and intent metrics (`outbox.publish`) → the JetStream publisher;
  * - long-term tier: tracing and flush metrics → the memory-store client;
  * - observer: model-call spans and events → the metrics observer.
+ *
+ * With tracing off the store is not wrapped for tracing and the observer is the metrics observer
+ * itself.
  *
  * Every wrapper passes each call through exactly once and never retries or swallows: what the
  * runtime decides on redelivery, replay and crash is the inner port's behaviour unchanged. The
@@ -40,9 +50,9 @@ export function composeCommitPath(deps: ActorRuntimeDeps, options: CommitPathOpt
   if (options.holdsLease !== undefined) store = new LeaseGuardedStateStore(store, options.holdsLease);
   return {
     ...deps,
-    store: new TracedStateStore(store, options.scopes),
+    store: options.tracing ? new TracedStateStore(store, options.scopes) : store,
     publisher: new TracedOutboxPublisher(deps.publisher, options.metrics, options.prefix, options.scopes),
-    observer: new TracingObserver(deps.observer, deps.provider.name, options.scopes),
+    ...(options.tracing ? { observer: new TracingObserver(deps.observer, deps.provider.name, options.scopes) } : {}),
     ...(deps.longterm !== undefined ? { longterm: { ...deps.longterm, store: tracedLongTermStore(deps.longterm.store, options.metrics, options.scopes) } } : {}),
   };
 }

@@ -64,7 +64,8 @@ export class TracedOutboxPublisher implements OutboxPublisher {
   /** The trace scope of the activation whose span the entries' traceparent names, if it runs and records. */
   private parentOf(entries: readonly OutboxEntryDoc[]): Context | undefined {
     const first = entries[0];
-    if (first === undefined) return undefined;
+    // Nothing records (tracing off, or every running element sampled out): no header to parse.
+    if (first === undefined || this.scopes.empty) return undefined;
     const spanId = carriedSpanId(first.headers);
     return spanId === undefined ? undefined : this.scopes.ofSpan(spanId)?.context;
   }

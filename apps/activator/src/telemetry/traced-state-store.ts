@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Context } from '@opentelemetry/api';
 import { CommitConflict, ensureError, type StateStore, type StoredActor } from '#core';
 import { AgentsAttribute, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
@@ -15,9 +15,18 @@ export class TracedStateStore implements StateStore {
     private readonly scopes: TraceScopes,
   ) {}
 
-  async load(stateKey: string): Promise<StoredActor | undefined> {
+  load(stateKey: string): Promise<StoredActor | undefined> {
     const parent = this.scopes.get(stateKey)?.context;
-    if (parent === undefined) return this.inner.load(stateKey);
+    // Not async: an element that does not record passes straight through, with no promise of ours.
+    return parent === undefined ? this.inner.load(stateKey) : this.tracedLoad(stateKey, parent);
+  }
+
+  commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
+    const parent = this.scopes.get(stateKey)?.context;
+    return parent === undefined ? this.inner.commit(stateKey, bytes, expectedRevision) : this.tracedCommit(stateKey, bytes, expectedRevision, parent);
+  }
+
+  private async tracedLoad(stateKey: string, parent: Context): Promise<StoredActor | undefined> {
     const span = activatorTracer.startSpan('state.load', { kind: SpanKind.CLIENT }, parent);
     try {
       const stored = await this.inner.load(stateKey);
@@ -31,9 +40,7 @@ export class TracedStateStore implements StateStore {
     }
   }
 
-  async commit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined): Promise<number> {
-    const parent = this.scopes.get(stateKey)?.context;
-    if (parent === undefined) return this.inner.commit(stateKey, bytes, expectedRevision);
+  private async tracedCommit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined, parent: Context): Promise<number> {
     const span = activatorTracer.startSpan('state.commit', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.StateBytes]: bytes.length } }, parent);
     try {
       const revision = await this.inner.commit(stateKey, bytes, expectedRevision);

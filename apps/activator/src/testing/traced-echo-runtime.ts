@@ -46,7 +46,7 @@ export function tracedEchoRuntime(options: TracedEchoRuntimeOptions = {}): Trace
         cacheCapacity: 10,
         backoff: { baseMs: 1, maxMs: 2 },
       },
-      { failpoints: [], metrics, prefix: 'agents', scopes },
+      { failpoints: [], metrics, prefix: 'agents', scopes, tracing: true },
     ),
     { metrics, prefix: 'agents', partitionOf: () => options.partition ?? 0, tracing: true, scopes, ...(options.parentBased !== undefined ? { parentBased: options.parentBased } : {}) },
   );

@@ -39,6 +39,11 @@ export class TraceScopes {
     };
   }
 
+  /** No recording element runs (always, with tracing off): nothing can be a span's parent. */
+  get empty(): boolean {
+    return this.bySpan.size === 0 && this.byKey.size === 0;
+  }
+
   /** The open scope under `key`, if its element is recording and still running. */
   get(key: string): TraceScope | undefined {
     return this.byKey.get(key);
