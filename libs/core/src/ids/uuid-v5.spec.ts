@@ -16,6 +16,16 @@ describe('uuidV5', () => {
     );
   });
 
+  it('mints what the package mints for names too long for the reused buffer, and for the names around its limit', () => {
+    for (const length of [1_359, 1_360, 1_361, 5_000]) {
+      for (const unit of ['a', 'é', '€', '😀']) {
+        const name = unit.repeat(Math.ceil(length / unit.length));
+        expect(uuidV5(name, IdNamespace.Intent)).toBe(packageV5(name, IdNamespace.Intent));
+        expect(uuidV5Bytes(name, IdNamespace.Intent)).toEqual(packageV5(name, IdNamespace.Intent, new Uint8Array(16)));
+      }
+    }
+  });
+
   it('matches the RFC 4122 example of the DNS namespace', () => {
     expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
   });
