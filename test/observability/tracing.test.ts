@@ -28,6 +28,11 @@ function publisherContext(): { traceId: string; spanId: string; traceparent: str
   return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
 }
 
+/** Services export spans to `receiver` (OTLP/HTTP JSON), in batches every 200 ms. */
+function exportingTo(receiver: OtlpReceiver): Record<string, string> {
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200' };
+}
+
 /** The one span matching `pick` (fails listing the candidates otherwise). */
 function one(spans: readonly ReceivedSpan[], what: string, pick: (s: ReceivedSpan) => boolean): ReceivedSpan {
   const found = spans.filter(pick);
@@ -55,9 +60,7 @@ describe('tracing: one trace per logical activation', () => {
         AGENTS_OPS_PORT: '0',
         AGENTS_LONGTERM_URI: 'memory://',
         AGENTS_TOOL_MODULES: 'test/fixtures/tools/ledger.tools.mjs,dist/examples/refund/refund.tool.js',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '200',
+        ...exportingTo(receiver),
       },
     });
   });
@@ -206,9 +209,7 @@ describe('tracing at a parent-based sampling ratio', () => {
       services: ['activator', 'ingress'],
       env: {
         AGENTS_OPS_PORT: '0',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '200',
+        ...exportingTo(receiver),
         OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '0.5',
       },

@@ -3,27 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryStateStore, type ActorRuntimeDeps, type ActorRuntimeObserver, type OutboxEntryDoc } from '#core';
 import { RuntimeMetrics, TraceScopes } from '#telemetry';
 import { composeCommitPath } from './commit-path.factory.js';
-import { systemClock } from './system-clock.js';
 import { LeaseGuardedStateStore } from './lease-guarded-state-store.js';
 import { TracedStateStore } from './telemetry/traced-state-store.js';
+import { echoRuntimePorts } from './testing/traced-echo-runtime.js';
 import { TracingObserver } from './telemetry/tracing-observer.js';
 
 function ports(observer: ActorRuntimeObserver, published: OutboxEntryDoc[]): ActorRuntimeDeps {
-  return {
-    store: new InMemoryStateStore(),
-    publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
-    agents: new Map(),
-    provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
-    addressing: { output: () => 'agents.output.a.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.a.k', inboxStream: 'AGENTS_INBOX' },
-    timers: systemClock,
-    monotonicMs: () => systemClock.monotonicMs(),
-    random: () => 0.5,
-    activationTimeoutMs: 5_000,
-    maxDocumentBytes: 1_000_000,
-    cacheCapacity: 10,
-    backoff: { baseMs: 1, maxMs: 2 },
-    observer,
-  };
+  return { ...echoRuntimePorts(new InMemoryStateStore(), published), observer };
 }
 
 const intent: OutboxEntryDoc = { subject: 'agents.intents.a.charge', msgId: 'intent:1', payload: new Uint8Array(), headers: [{ name: 'Agents-Agent', value: 'a' }] };

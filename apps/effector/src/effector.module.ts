@@ -117,7 +117,7 @@ const readText = (path: string): string => readFileSync(path, 'utf8');
           toolTimeoutMs: config.effector.toolTimeoutMs,
           maxResultBytes: config.ingress.maxEventBytes,
           paused: (entityKey) => pauses.isKeyPaused(entityKey),
-        }, metrics, { enabled: currentTracing()?.enabled === true, parentBased: currentTracing()?.parentBased === true }),
+        }, metrics, currentTracing() ?? { enabled: false, parentBased: false }),
     },
     EffectorService,
   ],

@@ -4,7 +4,7 @@
  * as the activator composes its commit path. For the telemetry specs: spans, trace headers and
  * promise hooks are observed on the real runtime, with no broker.
  */
-import { InMemoryStateStore, type AgentDefinition, type OutboxEntryDoc } from '#core';
+import { InMemoryStateStore, type ActorRuntimeDeps, type AgentDefinition, type OutboxEntryDoc } from '#core';
 import { RuntimeMetrics, TraceScopes } from '#telemetry';
 import { composeCommitPath } from '../commit-path.factory.js';
 import { systemClock } from '../system-clock.js';
@@ -25,29 +25,34 @@ export interface TracedEchoRuntimeOptions {
   readonly parentBased?: boolean;
 }
 
+/**
+ * The runtime's ports for a rig hosting {@link ECHO}: `store`, a publisher appending to
+ * `published`, no model, the system clock, fixed randomness and small bounds. What
+ * {@link composeCommitPath} wraps, before any wrapping.
+ */
+export function echoRuntimePorts(store: InMemoryStateStore, published: OutboxEntryDoc[]): ActorRuntimeDeps {
+  return {
+    store,
+    publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
+    agents: new Map([[ECHO.name, ECHO]]),
+    provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
+    addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k', inboxStream: 'AGENTS_INBOX' },
+    timers: systemClock,
+    monotonicMs: () => systemClock.monotonicMs(),
+    random: () => 0.5,
+    activationTimeoutMs: 5_000,
+    maxDocumentBytes: 1_000_000,
+    cacheCapacity: 10,
+    backoff: { baseMs: 1, maxMs: 2 },
+  };
+}
+
 /** A traced runtime (tracing on) hosting {@link ECHO}. */
 export function tracedEchoRuntime(options: TracedEchoRuntimeOptions = {}): TracedActorRuntime {
   const metrics = options.metrics ?? new RuntimeMetrics({ defaultMetrics: false });
-  const published = options.published ?? [];
   const scopes = new TraceScopes();
   return new TracedActorRuntime(
-    composeCommitPath(
-      {
-        store: options.store ?? new InMemoryStateStore(),
-        publisher: { publish: (entries) => (published.push(...entries), Promise.resolve()) },
-        agents: new Map([[ECHO.name, ECHO]]),
-        provider: { name: 'none', complete: () => Promise.reject(new Error('no model')) },
-        addressing: { output: () => 'agents.output.echo.k', error: (agent, reason) => `agents.errors.${agent}.${reason}`, intent: (a, t) => `agents.intents.${a}.${t}`, approvalRequest: () => 'agents.approval-requests.echo.k', inboxStream: 'AGENTS_INBOX' },
-        timers: systemClock,
-        monotonicMs: () => systemClock.monotonicMs(),
-        random: () => 0.5,
-        activationTimeoutMs: 5_000,
-        maxDocumentBytes: 1_000_000,
-        cacheCapacity: 10,
-        backoff: { baseMs: 1, maxMs: 2 },
-      },
-      { failpoints: [], metrics, prefix: 'agents', scopes, tracing: true },
-    ),
+    composeCommitPath(echoRuntimePorts(options.store ?? new InMemoryStateStore(), options.published ?? []), { failpoints: [], metrics, prefix: 'agents', scopes, tracing: true }),
     { metrics, prefix: 'agents', partitionOf: () => options.partition ?? 0, tracing: true, scopes, ...(options.parentBased !== undefined ? { parentBased: options.parentBased } : {}) },
   );
 }

@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { AGENT_NAME_PATTERN, ensureError } from '#core';
 import { encodeKeyToken, UNNAMED_AGENT } from '#routing';
-import { AgentsAttribute, carriesUnsampledParent, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, TraceScopes, withTraceContext, type EffectorMetrics, type TraceScope } from '#telemetry';
+import { AgentsAttribute, carriesUnsampledParent, keyAttribute, contextFromHeaders, derivedTraceId, MessagingAttribute, startSpanInTrace, TraceScopes, withTraceContext, type EffectorMetrics, type TraceScope, type Tracing } from '#telemetry';
 import type { DecodedDelivery } from '../intent-delivery.js';
 import type { IntentOutcome } from '../intent-outcome.js';
 import { IntentProcessor, type IntentProcessorDeps, type ProcessScope } from '../intent-processor.js';
@@ -36,10 +36,10 @@ export class TracedIntentProcessor extends IntentProcessor {
   private readonly metrics: EffectorMetrics;
   private readonly scopes: TraceScopes;
 
-  private readonly tracing: EffectorTracing;
+  private readonly tracing: Pick<Tracing, 'enabled' | 'parentBased'>;
 
   /** @param tracing whether this process exports traces and follows parents' sampling (`currentTracing()`). */
-  constructor(deps: IntentProcessorDeps, metrics: EffectorMetrics, tracing: EffectorTracing) {
+  constructor(deps: IntentProcessorDeps, metrics: EffectorMetrics, tracing: Pick<Tracing, 'enabled' | 'parentBased'>) {
     const scopes = new TraceScopes();
     super({ ...deps, observer: new TracingEffectorObserver(deps.observer, scopes) });
     this.metrics = metrics;
@@ -122,12 +122,4 @@ export class TracedIntentProcessor extends IntentProcessor {
       span.end();
     }
   }
-}
-
-/** What {@link TracedIntentProcessor} knows of the process's tracing (`currentTracing()`). */
-export interface EffectorTracing {
-  /** Spans are exported (`Tracing.enabled`). */
-  readonly enabled: boolean;
-  /** The sampler follows the parent (`Tracing.parentBased`). */
-  readonly parentBased: boolean;
 }
