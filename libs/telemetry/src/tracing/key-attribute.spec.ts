@@ -12,6 +12,11 @@ describe('keyAttribute', () => {
     expect(keyAttribute('order-42')).not.toContain('order-42');
   });
 
+  it('digests a non-ASCII token as its UTF-8 bytes, as every other service does', () => {
+    configureKeyAttribute({});
+    expect(keyAttribute('clé-ключ-42')).toBe(createHash('sha256').update(Buffer.from('clé-ключ-42', 'utf8')).digest('hex').slice(0, 32));
+  });
+
   it('uses an HMAC when a salt is configured, and the token itself only when asked to', () => {
     configureKeyAttribute({ AGENTS_TRACE_KEY_SALT: 's3cret' });
     expect(keyAttribute('order-42')).toBe(createHmac('sha256', 's3cret').update('order-42').digest('hex').slice(0, 32));

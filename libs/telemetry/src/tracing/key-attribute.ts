@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 
 /**
  * How an entity key appears in span attributes (`agents.key`):
@@ -37,8 +37,10 @@ export function configureKeyAttribute(env: Readonly<Record<string, string | unde
 
 /** The digest of a key token as spans carry it in `digest` mode (pure: the same token and salt give the same digest in every service). */
 export function keyDigest(token: string, salt = setting.salt): string {
-  const hash = salt === '' ? createHash('sha256') : createHmac('sha256', salt);
-  return hash.update(token, 'utf8').digest('hex').slice(0, 32);
+  // One-shot `crypto.hash` when unsalted: a hash object per span cost 2.6–3.0 µs against 0.9–1.2 µs
+  // (ad-hoc micro-benchmark, 1,000 key tokens), once per recorded span in ingress and the activator.
+  if (salt === '') return hash('sha256', token, 'hex').slice(0, 32);
+  return createHmac('sha256', salt).update(token, 'utf8').digest('hex').slice(0, 32);
 }
 
 /** The value of `agents.key` for a key token under the process's setting. */
