@@ -33,16 +33,20 @@ async function main(): Promise<void> {
     console.error(`baseline ${role} failed: ${error.stack ?? error.message}`);
     process.exit(1);
   };
+  // Reads with direct gets when the bucket allows them, as the runtime's services do (bindBucket in
+  // libs/transport): the same broker operation on both sides.
+  const bindDirect = async (bucket: string) =>
+    new Kvm(js).open(bucket, { bindOnly: true, allow_direct: (await jsm.streams.info(`KV_${bucket}`)).config.allow_direct === true });
   const partitions = numberFromEnv(BaselineEnv.partitions);
   const maxAckPending = numberFromEnv(BaselineEnv.maxAckPending);
   let streams: ConsumerMessages[];
   if (role === 'forwarder') {
     streams = [await startForwarder(jsm, js, { partitions, maxAckPending, onFatal: fatal })];
   } else if (role === 'effector') {
-    const effects = await new Kvm(js).open(BaselineNames.effectsBucket, { bindOnly: true });
+    const effects = await bindDirect(BaselineNames.effectsBucket);
     streams = [await startEffector(jsm, js, effects, { maxAckPending, onFatal: fatal })];
   } else {
-    const kv = await new Kvm(js).open(BaselineNames.stateBucket, { bindOnly: true });
+    const kv = await bindDirect(BaselineNames.stateBucket);
     streams = await startWorker(jsm, js, kv, {
       partitions,
       maxAckPendingPerPartition: maxAckPending,

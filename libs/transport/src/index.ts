@@ -3,6 +3,7 @@
  * JetStream plumbing shared by the services: connections, idempotent provisioning, the KV
  * state store, outbox publishing with derived message ids, partition consumers and headers.
  */
+export { bindBucket } from './bind-bucket.js';
 export { connectNats, NatsConnectFailed } from './nats-connection.js';
 export { toMsgHdrs, fromMsgHdrs, headerValue } from './message-headers.js';
 export { KvStateStore, StateStoreUnavailable } from './kv-state-store.js';

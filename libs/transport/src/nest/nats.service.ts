@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { bindBucket } from '../bind-bucket.js';
 import { connectNats } from '../nats-connection.js';
 import { PubAckPipeline } from '../pub-ack-pipeline.js';
 
@@ -61,11 +62,11 @@ export class NatsService implements OnApplicationShutdown {
     return this.pipeline;
   }
 
-  /** Opens (never creates) a KV bucket; provisioning creates them. */
+  /** Opens (never creates) a KV bucket, with direct gets when its stream allows them ({@link bindBucket}); provisioning creates them. */
   async bucket(name: string): Promise<KV> {
     let kv = this.buckets.get(name);
     if (kv === undefined) {
-      kv = await new Kvm(this.js).open(name, { bindOnly: true });
+      kv = await bindBucket(this.js, this.jsm, name);
       this.buckets.set(name, kv);
     }
     return kv;
