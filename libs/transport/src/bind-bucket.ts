@@ -1,5 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { kvStreamName } from '#routing';
 
 /**
  * Binds a KV bucket that provisioning created (never creates one), reading with direct gets when
@@ -25,11 +26,9 @@ import { Kvm, type KV } from '@nats-io/kv';
  * failure surfaces where it did: at the first read or write.
  */
 export async function bindBucket(js: JetStreamClient, jsm: JetStreamManager, name: string): Promise<KV> {
-  let allowDirect = false;
-  try {
-    allowDirect = (await jsm.streams.info(`KV_${name}`)).config.allow_direct === true;
-  } catch {
-    allowDirect = false;
-  }
+  const allowDirect = await jsm.streams.info(kvStreamName(name)).then(
+    (info) => info.config.allow_direct === true,
+    () => false,
+  );
   return new Kvm(js).open(name, { bindOnly: true, allow_direct: allowDirect });
 }

@@ -22,7 +22,8 @@ export class NatsService implements OnApplicationShutdown {
   private client: JetStreamClient | undefined;
   private manager: JetStreamManager | undefined;
   private pipeline: PubAckPipeline | undefined;
-  private readonly buckets = new Map<string, KV>();
+  /** One binding per bucket; the promise itself is kept, so callers racing on a first bind share its stream-info read. */
+  private readonly buckets = new Map<string, Promise<KV>>();
 
   constructor(
     @Inject(RUNTIME_CONFIG) private readonly config: RuntimeConfig,
@@ -63,11 +64,13 @@ export class NatsService implements OnApplicationShutdown {
   }
 
   /** Opens (never creates) a KV bucket, with direct gets when its stream allows them ({@link bindBucket}); provisioning creates them. */
-  async bucket(name: string): Promise<KV> {
+  bucket(name: string): Promise<KV> {
     let kv = this.buckets.get(name);
     if (kv === undefined) {
-      kv = await bindBucket(this.js, this.jsm, name);
+      kv = bindBucket(this.js, this.jsm, name);
       this.buckets.set(name, kv);
+      // A failed bind is not kept: the next caller binds again.
+      kv.catch(() => this.buckets.delete(name));
     }
     return kv;
   }
