@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ActivationRetry, type ActivationReport, type ActorRuntimeObserver, ErrorReason, type ModelCallRecord } from '#core';
-import { activationCost, type ModelPrice, type RuntimeMetrics } from '#telemetry';
+import { activationCost, serviceLogsAt, type ModelPrice, type RuntimeMetrics } from '#telemetry';
 
 /**
  * Logs and counts the runtime's notable events. Routine commits are debug-level; anything that
@@ -31,6 +31,8 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     private readonly providerName = 'unknown',
     /** Price per model name, for `agents_model_cost_usd_total`. */
     private readonly prices: Readonly<Record<string, ModelPrice>> = {},
+    /** Whether the per-commit debug line is written: read once, so the default `info` level never formats it. */
+    private readonly debugLines = serviceLogsAt('debug'),
   ) {}
 
   /** Wires `agents_held_keys` to {@link heldNow}; call once. */
@@ -65,7 +67,7 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     this.metrics.documentBytes.observe(documentBytes);
     if (report.status !== 'completed' && report.status !== 'suspended') {
       this.logger.warn(`${stateKey} seq ${report.seq}: ${report.status}${report.reason ? ` (${report.reason})` : ''}`);
-    } else {
+    } else if (this.debugLines) {
       this.logger.debug(`${stateKey} seq ${report.seq}: ${report.status}, ${documentBytes} state bytes`);
     }
   }

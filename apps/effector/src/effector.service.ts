@@ -4,6 +4,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { backoffDelay, sleep, type AnyToolDefinition } from '#core';
 import { RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
+import { serviceLogsAt } from '#telemetry';
 import { EntityPauses, fromMsgHdrs, KeyedConsumer, NatsService, PROVISIONING, TOPOLOGY, type Intake, type KeyedConsumerHandler, type ProvisionReport } from '#transport';
 import { ENTITY_PAUSES, INTENT_PROCESSOR, TOOL_CATALOG } from './effector.tokens.js';
 import { EffectorConfigError } from './effector-errors.js';
@@ -49,6 +50,8 @@ type IntentWork = ReturnType<typeof decodeDelivery>;
 @Injectable()
 export class EffectorService implements OnApplicationBootstrap, BeforeApplicationShutdown, KeyedConsumerHandler<IntentWork, IntentOutcome> {
   private readonly logger = new Logger(EffectorService.name);
+  /** Whether the per-message debug line is written (read once: the default `info` level never formats it). */
+  private readonly debugLines = serviceLogsAt('debug');
   private engine: KeyedConsumer<IntentWork, IntentOutcome> | undefined;
   private scope: ProcessScope | undefined;
   private ready = false;
@@ -125,7 +128,7 @@ export class EffectorService implements OnApplicationBootstrap, BeforeApplicatio
 
   settle(msg: JsMsg, outcome: IntentOutcome): void {
     const settled = settleIntentMessage(msg, outcome);
-    this.logger.debug(`intent message ${msg.seq}: ${outcome.kind}, ${settled}`);
+    if (this.debugLines) this.logger.debug(`intent message ${msg.seq}: ${outcome.kind}, ${settled}`);
   }
 
   failed(msg: JsMsg, error: Error): void {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ErrorReason, ToolResultStatus } from '#core';
-import type { EffectorMetrics } from '#telemetry';
+import { serviceLogsAt, type EffectorMetrics } from '#telemetry';
 import type { EffectorObserver, StoreOperation } from './effector-observer.js';
 import { statusName } from './tool-verdict.js';
 
@@ -12,7 +12,11 @@ import { statusName } from './tool-verdict.js';
 export class MetricsEffectorObserver implements EffectorObserver {
   private readonly logger = new Logger('Effector');
 
-  constructor(private readonly metrics: EffectorMetrics) {}
+  constructor(
+    private readonly metrics: EffectorMetrics,
+    /** Whether the routine per-intent debug lines are written: read once, so the default `info` level never formats them. */
+    private readonly debugLines = serviceLogsAt('debug'),
+  ) {}
 
   refused(intentId: string, reason: ErrorReason, detail: string): void {
     this.metrics.deadLetters.inc({ reason });
@@ -43,7 +47,7 @@ export class MetricsEffectorObserver implements EffectorObserver {
 
   toolFinished(tool: string, intentId: string, status: ToolResultStatus, durationMs: number, attempts: number): void {
     this.metrics.toolLatency.observe({ tool }, durationMs / 1_000);
-    this.logger.debug(`tool ${tool} ran intent ${intentId}: ${statusName(status)} after ${attempts} attempt(s), ${Math.round(durationMs)} ms`);
+    if (this.debugLines) this.logger.debug(`tool ${tool} ran intent ${intentId}: ${statusName(status)} after ${attempts} attempt(s), ${Math.round(durationMs)} ms`);
   }
 
   toolHalted(tool: string, intentId: string, durationMs: number): void {
@@ -53,7 +57,7 @@ export class MetricsEffectorObserver implements EffectorObserver {
 
   resultPublished(intentId: string, status: ToolResultStatus): void {
     this.metrics.results.inc({ status: statusName(status) });
-    this.logger.debug(`published the ${statusName(status)} result of intent ${intentId}`);
+    if (this.debugLines) this.logger.debug(`published the ${statusName(status)} result of intent ${intentId}`);
   }
 
   claimLost(intentId: string): void {

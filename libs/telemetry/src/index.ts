@@ -36,7 +36,7 @@ export { OpsServer } from './ops/ops-server.js';
 export type { OpsServerOptions, OpsLogger, ReadinessChecks, ReadinessReport } from './ops/ops-server.js';
 
 // logs
-export { serviceLogger, serviceLoggerOptions, LOG_LEVELS } from './logging/service-logger.js';
+export { serviceLogger, serviceLoggerOptions, serviceLogsAt, LOG_LEVELS } from './logging/service-logger.js';
 export type { LogLevel } from './logging/service-logger.js';
 export { withLogFields, currentLogFields } from './logging/log-fields.js';
 export type { LogFields } from './logging/log-fields.js';

@@ -50,7 +50,8 @@ export class KvAgentTokenLedger implements AgentTokenLedger {
 
   async charge(agent: string, window: AgentWindow, tokens: number): Promise<void> {
     if (tokens <= 0) return;
-    let lastError: Error = new Error('no attempt made');
+    // Built only when every try failed: an Error captures a stack, and this runs once per charged model call.
+    let lastError: Error | undefined;
     for (let tries = 0; tries < MAX_CHARGE_TRIES; tries += 1) {
       try {
         const entry = await this.kv.get(agent);
@@ -65,7 +66,7 @@ export class KvAgentTokenLedger implements AgentTokenLedger {
         if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence)) break;
       }
     }
-    this.onChargeLost(agent, window, tokens, lastError);
+    this.onChargeLost(agent, window, tokens, lastError ?? new Error('no attempt made'));
   }
 }
 

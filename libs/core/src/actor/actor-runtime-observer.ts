@@ -7,7 +7,11 @@ import type { ActivationReport } from './apply-result.js';
  * decision and must not throw.
  */
 export interface ActorRuntimeObserver {
-  /** A commit landed (activation, failure record or orphan). */
+  /**
+   * A commit landed (activation, failure record or orphan). Called once per commit, after its
+   * outbox publish returned or failed (a failed publish is retried through the duplicate path,
+   * which does not report the commit again).
+   */
   committed?(stateKey: string, report: ActivationReport, documentBytes: number): void;
   /** A redelivered element was recognised as already applied. */
   duplicate?(stateKey: string, inboxSeq: number): void;

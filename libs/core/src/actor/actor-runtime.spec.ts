@@ -290,6 +290,20 @@ describe('ActorRuntime.process', () => {
   });
 
   describe('publishing after the commit', () => {
+    it('reports a commit once its outbox was handed to the publisher, so counting is not between the state write and the outputs', async () => {
+      const h = new ActorHarness({ agents: [ring] });
+      const batchesWhenReported: number[] = [];
+      const report = h.observer.committed.bind(h.observer);
+      h.observer.committed = (...args) => {
+        batchesWhenReported.push(h.publisher.batches.length);
+        report(...args);
+      };
+      await h.send('ring', 'k', 'a');
+      await h.send('ring', 'k', 'b');
+      expect(batchesWhenReported).toEqual([1, 2]);
+      expect(h.observer.of('committed').map((n) => n.report.seq)).toEqual([0, 1]);
+    });
+
     it('retries a failed publish through the duplicate path, publishes the committed outbox and reports applied', async () => {
       const h = new ActorHarness({ agents: [ring] });
       h.publisher.failNext(1);

@@ -316,10 +316,16 @@ export class ActorRuntime {
     this.memos.delete(scope.stateKey);
     const cached: CachedActor = { doc: next, revision, bytes: bytes.length, published: false };
     this.cache.set(scope.stateKey, cached);
-    this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
     progress.applied ??= report;
     progress.failedAttempts = 0;
-    if (next.outbox.length > 0) await this.deps.publisher.publish(next.outbox);
+    try {
+      if (next.outbox.length > 0) await this.deps.publisher.publish(next.outbox);
+    } finally {
+      // Reported after the outbox went out (whether or not its publish then failed: the commit
+      // landed once and counts once), so counting and logging are not between the state write and
+      // the outputs and intents it releases.
+      this.deps.observer?.committed?.(scope.stateKey, report, bytes.length);
+    }
     cached.published = true;
     if (timersChanged) await this.deps.timerIndex?.afterCommit(owner, next.timers);
     return { kind: 'committed', report, drainNext: needsDrain(next) };

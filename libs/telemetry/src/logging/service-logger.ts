@@ -66,3 +66,13 @@ export function serviceLogger(service: string, env: Readonly<Record<string, stri
   processLogger ??= pino(serviceLoggerOptions(service, env), pino.destination({ dest: 1, sync: true }));
   return processLogger;
 }
+
+/**
+ * Whether the process logger writes `level` lines: false only once {@link serviceLogger} exists and
+ * its level is above `level`. A hot path asks before building a routine line (a debug line per
+ * commit or per intent), so a service at the default `info` level formats none of them; before the
+ * process logger exists (unit specs on Nest's own logger) every level counts as written, as before.
+ */
+export function serviceLogsAt(level: LogLevel): boolean {
+  return processLogger === undefined || processLogger.isLevelEnabled(level);
+}
