@@ -64,7 +64,8 @@ describe('worker-isolated agents', () => {
     await answerTool(cluster.client, intents[0]!, { found: 42 });
     const [, final] = await outputs.waitForCount(2);
     expect(json(final!.data)).toEqual({ answer: 'echo:hello', again: 'echo:hello', lookup: { found: 42 } });
-    const samples = await metrics();
+    // A commit is counted once its outbox went out, so the count may land just after the output.
+    const samples = await eventually(metrics, (now) => value(now, 'agents_model_calls_total', { agent: 'grinder', cache: 'hit' }) >= 1, 'the resume counted');
     expect(value(samples, 'agents_model_calls_total', { agent: 'grinder', cache: 'miss' })).toBe(1);
     expect(value(samples, 'agents_model_calls_total', { agent: 'grinder', cache: 'hit' })).toBe(1);
   });

@@ -57,7 +57,8 @@ describe('token budgets, cost and GenAI metrics', () => {
     expect(record).toMatchObject({ reason: 'budget_exceeded', detail: 'token budget per activation exceeded: 75 used + 0 requested > 60' });
     expect(text.decode(record.entityKey)).toBe('runaway');
     // Three calls were paid (25, 50, then 75 tokens); the fourth was refused before the provider.
-    const samples = await scrape(ops);
+    // The record's count lands once its commit's outbox went out, so it may trail the record itself.
+    const samples = await eventually(() => scrape(ops), (now) => value(now, 'agents_error_records_total', { agent: 'budgeted', reason: 'budget_exceeded' }) >= 1, 'the record counted');
     expect(value(samples, 'gen_ai_client_operation_duration_seconds_count', { agent: 'budgeted' })).toBe(2 + 3);
     expect(value(samples, 'agents_error_records_total', { agent: 'budgeted', reason: 'budget_exceeded' })).toBe(1);
     expect(outputs.messages).toHaveLength(0);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeActorDocument, decodeToolIntent, encodeToolIntent } from '#core';
 import { encodeKeyToken, keyFromText } from '#routing';
 import { collect, readStream, startCluster } from '../harness/index.js';
-import { opsUrl, scrape, value } from '../observability/prometheus-text.js';
+import { eventually, opsUrl, scrape, value } from '../observability/prometheus-text.js';
 
 const text = new TextDecoder();
 
@@ -48,7 +48,8 @@ describe('the LangGraph.js adapter across a SIGKILL', () => {
     const [output] = await outputs.waitForCount(1);
     expect((JSON.parse(text.decode(output!.data)) as { reply: string }).reply).toContain(`rf-${pending.intentId.slice(0, 8)}`);
     // After the restart the model was asked once: the conversation's new last step, never an old one.
-    const samples = await scrape(ops);
+    // A commit is counted once its outbox went out, so the count may land just after the output.
+    const samples = await eventually(() => scrape(ops), (now) => value(now, 'agents_model_calls_total', { agent: 'triage', cache: 'miss' }) >= 1, 'the model call counted');
     expect(value(samples, 'agents_model_calls_total', { agent: 'triage', cache: 'miss' })).toBe(1);
     const stored = await readStream(cluster.client.nc, 'AGENTS_INTENTS', 'agents.intents.triage.refund');
     expect(stored.map((m) => m.msgId)).toEqual([pending.intentId]);
