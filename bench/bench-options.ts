@@ -69,6 +69,8 @@ export interface BenchOptions {
   readonly tracing: readonly number[];
   /** Cached-key counts of the memory dimension (activator RSS), ascending; empty: not measured. */
   readonly memoryKeys: readonly number[];
+  /** Round trips per system of the hops dimension (a protocol-traced server, hop by hop); 0: not measured. */
+  readonly hops: number;
   /** The runtime configuration defaults the services run with. */
   readonly runtimeDefaults: Pick<RuntimeConfig, 'activator' | 'ingress' | 'streams' | 'effector'>;
 }
@@ -167,6 +169,15 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 3))
     .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
     .addOption(new Option('--tracing <ratios>', "sampling ratios of the tracing dimension (no-op throughput, OTLP to a local receiver), or 'none'").env('BENCH_TRACING').argParser(ratioList).default([0.1, 1]))
+    .addOption(
+      numeric(
+        '--hops <n>',
+        "round trips per system of the hops dimension (roundtrip-unloaded on a second nats-server that traces every protocol message: each hop's median in both systems), or 0",
+        'BENCH_HOPS',
+        0,
+        nonNegativeInt,
+      ),
+    )
     .addOption(new Option('--memory-keys <list>', "cached-key counts of the memory dimension (activator RSS), or 'none'").env('BENCH_MEMORY_KEYS').argParser(countList).default([10_000, 100_000]))
     .addOption(new Option('--baseline-async-traces', "baseline clients keep the client's async traces (experiment; by default they connect with noAsyncTraces, as the runtime's services do)").env('BENCH_BASELINE_ASYNC_TRACES').default(false))
     .showHelpAfterError()
@@ -199,6 +210,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     check: boolean;
     tracing: number[];
     memoryKeys: number[];
+    hops: number;
   }>();
   return {
     events: o.events,
@@ -229,6 +241,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     check: o.check,
     tracing: o.tracing,
     memoryKeys: o.memoryKeys,
+    hops: o.hops,
     runtimeDefaults: { activator: defaults.activator, ingress: defaults.ingress, streams: defaults.streams, effector: defaults.effector },
   };
 }

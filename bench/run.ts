@@ -18,7 +18,10 @@
  *    each system over them.
  * 6. The memory dimension: for each count in `--memory-keys` (ascending), activate that many
  *    distinct keys on one runtime whose cache holds them all, and read the activator's RSS.
- * 7. Compare, write `bench/results/<timestamp>.json` and `bench/results/latest.md`, print the
+ * 7. The hops dimension (`--hops N`): a second nats-server that traces every protocol message;
+ *    each system runs `roundtrip-unloaded` for N round trips on it, and the trace gives each hop's
+ *    median (`report/hop-timeline.ts`). Stop that server.
+ * 8. Compare, write `bench/results/<timestamp>.json` and `bench/results/latest.md`, print the
  *    markdown on stdout (progress goes to stderr). With `--check`, hold the run to
  *    `bench/targets.ts` and exit 1 naming each target missed. Any missing output, error record
  *    or dead process fails the run with a non-zero exit.
@@ -27,7 +30,7 @@ import { jetstream, jetstreamManager, StorageType, type JetStreamClient, type Je
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,6 +42,7 @@ import { BaselineNames } from './baseline/baseline-topology.js';
 import { parseBenchOptions, type BenchOptions } from './bench-options.js';
 import { machineFacts } from './infra/machine-facts.js';
 import { startNatsServer, type BenchNatsServer } from './infra/nats-server.js';
+import { hopRows } from './report/hop-timeline.js';
 import { bareKvUpdates, liveKeyToken, prepopulateLiveKeys, refreshRevisions, spreadIndices } from './live-keys/live-keys.js';
 import { keyTokens, needsEffector, planLiveKeysPhase, planPhases, runPhase, type PhaseContext, type PhasePlan } from './phases.js';
 import { startOtlpSink } from './infra/otlp-sink.js';
@@ -48,6 +52,7 @@ import {
   THROUGHPUT_PHASES,
   type ActivatorsRow,
   type BenchResult,
+  type HopsRun,
   type LiveKeysRow,
   type MemoryRow,
   type PhaseName,
@@ -421,6 +426,32 @@ async function measureMemory(bench: Bench): Promise<MemoryRow[]> {
   return rows;
 }
 
+/**
+ * Each system's `roundtrip-unloaded` on a second, protocol-traced nats-server (one system after the
+ * other, each with its own warm-up), then each hop's median from the server's trace. The trace
+ * slows the server, so these runs are for the hop-by-hop comparison only; the main phases ran on
+ * the untraced server.
+ */
+async function measureHops(options: BenchOptions): Promise<HopsRun | undefined> {
+  if (options.hops === 0) return undefined;
+  const plan = planPhases({ ...options, phases: ['roundtrip-unloaded'], unloadedEvents: options.hops })[0];
+  if (plan === undefined) return undefined;
+  const server = await startNatsServer({ trace: true });
+  log(`hops: traced nats-server at ${server.url}`);
+  const nc = await connect({ servers: server.url, name: 'bench-load-generator' });
+  try {
+    const traced: Bench = { options, server, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) };
+    for (const name of options.systems) await withSystem(traced, name, { activators: 1, effector: true }, [{ ...plan, variant: 'hops' }], async () => undefined);
+    const warmup = plan.warmup.kind === 'per-key' ? plan.warmup.eventsPerKey : 0;
+    const { rows, roundTrips } = hopRows(await readFile(server.logFile, 'utf8'), plan.agent, warmup);
+    log(`hops: ${roundTrips.runtime} runtime and ${roundTrips.baseline} baseline round trips read from the trace`);
+    return { events: options.hops, roundTrips, rows };
+  } finally {
+    await nc.close().catch(() => undefined);
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseBenchOptions(process.argv, join(REPO_ROOT, 'bench', 'results'));
   const startedAt = new Date().toISOString();
@@ -446,6 +477,7 @@ async function main(): Promise<void> {
   let activators: ActivatorsRow[];
   let liveKeys: LiveKeysRow[];
   let memory: MemoryRow[];
+  let hops: HopsRun | undefined;
   try {
     main = await measureSystems(bench);
     activators = await dimension('activators', () => measureActivators(bench));
@@ -455,6 +487,7 @@ async function main(): Promise<void> {
     await nc.close().catch(() => undefined);
     await server.stop();
   }
+  [hops] = await dimension('hops', async () => [await measureHops(options)]);
 
   const runtime = main.systems.find((s) => s.system === 'runtime');
   const baseline = main.systems.find((s) => s.system === 'baseline');
@@ -471,6 +504,7 @@ async function main(): Promise<void> {
     pairs: main.pairs,
     tracing: main.tracing,
     memory,
+    hops,
     failures,
   };
   const check = options.check ? checkTargets(result) : undefined;

@@ -28,6 +28,8 @@ export interface BenchNatsServer {
   readonly pid: number;
   /** The temporary directory (config, store, log); removed by {@link BenchNatsServer.stop}. */
   readonly dir: string;
+  /** The server's log file in {@link dir} (with `trace`, every protocol message, stamped to the microsecond). */
+  readonly logFile: string;
   /** SIGTERM, wait (SIGKILL after 10 s), delete the directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -39,12 +41,21 @@ export function natsServerVersion(): string {
   return /v\d+\.\d+\.\d+\S*/.exec(probe.stdout)?.[0] ?? probe.stdout.trim();
 }
 
+/** How to start the private server. */
+export interface BenchNatsServerOptions {
+  /**
+   * Log every protocol message with a microsecond timestamp (`trace`, `logtime`): what the hops
+   * dimension reads. It slows the server; never on for the measured phases.
+   */
+  readonly trace?: boolean;
+}
+
 /**
  * Starts a private nats-server with JetStream and resolves once it is healthy.
  *
  * @throws {Error} when it exits early or is not healthy in time; the message quotes its log.
  */
-export async function startNatsServer(): Promise<BenchNatsServer> {
+export async function startNatsServer(options: BenchNatsServerOptions = {}): Promise<BenchNatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'nats-agents-bench-'));
   let lastError: unknown;
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt += 1) {
@@ -61,6 +72,7 @@ export async function startNatsServer(): Promise<BenchNatsServer> {
         `http: 127.0.0.1:${monitorPort}`,
         `server_name: ${JSON.stringify(`bench-${port}`)}`,
         `max_payload: ${MAX_PAYLOAD}`,
+        ...(options.trace === true ? ['trace: true', 'logtime: true'] : []),
         `jetstream { store_dir: ${JSON.stringify(join(dir, 'jetstream'))}, max_memory_store: 256MB, max_file_store: 8GB }`,
         '',
       ].join('\n'),
@@ -92,6 +104,7 @@ export async function startNatsServer(): Promise<BenchNatsServer> {
       url: `nats://127.0.0.1:${port}`,
       pid,
       dir,
+      logFile,
       stop: async () => {
         if (stopped) return;
         stopped = true;

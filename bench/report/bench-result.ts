@@ -7,6 +7,7 @@ import type { MachineFacts } from '../infra/machine-facts.js';
 import type { LoadShape } from '../load/load-generator.js';
 import type { LatencySummary, ThroughputSummary } from '../stats/summaries.js';
 import type { SystemName } from '../system-under-test.js';
+import type { HopRow } from './hop-timeline.js';
 
 /** Version tag of the results format. */
 export const RESULT_FORMAT = 'nats-agents-bench/3';
@@ -142,6 +143,14 @@ export interface MemoryRow {
   readonly activationsPerSecond: number;
 }
 
+/** The hops dimension: one protocol-traced `roundtrip-unloaded` run per system, hop by hop. */
+export interface HopsRun {
+  /** Round trips each system ran (`--hops`), and how many the trace showed whole. */
+  readonly events: number;
+  readonly roundTrips: Readonly<Record<SystemName, number>>;
+  readonly rows: readonly HopRow[];
+}
+
 /** A whole run. */
 export interface BenchResult {
   readonly format: typeof RESULT_FORMAT;
@@ -161,6 +170,8 @@ export interface BenchResult {
   readonly tracing: readonly TracingRun[];
   /** The memory dimension (`--memory-keys`), when measured. */
   readonly memory: readonly MemoryRow[];
+  /** The hops dimension (`--hops`), when measured. */
+  readonly hops: HopsRun | undefined;
   /** Dimensions that failed (`<dimension>: <first line of the error>`); the run exits non-zero. */
   readonly failures: readonly string[];
 }

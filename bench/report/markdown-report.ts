@@ -197,7 +197,7 @@ export function renderMarkdown(result: BenchResult, check?: TargetCheck): string
     '',
   );
 
-  out.push(...tracingSection(result), ...activatorsSection(result), ...liveKeysSection(result), ...memorySection(result));
+  out.push(...tracingSection(result), ...activatorsSection(result), ...liveKeysSection(result), ...memorySection(result), ...hopsSection(result));
 
   out.push('## Correctness counters', '');
   for (const system of result.systems) {
@@ -240,6 +240,29 @@ function tracingSection(result: BenchResult): string[] {
       `| ${t.ratio} | ${fmt(t.throughputRatio, 2)} | ${t.pairs.map((p) => fmt(p.ratio, 2)).join(', ')} | ${fmt(t.spread * 100, 0)} %${t.spread > NOISY_SPREAD ? ' **noisy**' : ''} | ` +
         `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
     );
+  }
+  out.push('');
+  return out;
+}
+
+function hopsSection(result: BenchResult): string[] {
+  const hops = result.hops;
+  if (hops === undefined) return [];
+  const out = [
+    '## Hops of a round trip',
+    '',
+    `\`roundtrip-unloaded\`, ${int(hops.events)} round trips per system on a second nats-server that traces every protocol message ` +
+      `(${int(hops.roundTrips.runtime)} runtime and ${int(hops.roundTrips.baseline)} baseline measured round trips read whole from its log, warm-ups left out). ` +
+      'Each row is the median time from the previous step to this one, stamped by the server to the microsecond: a "delivery → write" row is the time a message spent ' +
+      "inside that process; a \"write → publish\" row includes the broker storing the write and the writer reading its acknowledgement. Tracing slows the server: compare the systems row by row, not with the main phases.",
+    '',
+    '| hop | runtime p50 ms | baseline p50 ms | runtime − baseline ms |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const row of hops.rows) {
+    const delta = row.runtimeP50Ms !== undefined && row.baselineP50Ms !== undefined ? row.runtimeP50Ms - row.baselineP50Ms : undefined;
+    const bold = row.hop === 'whole round trip' ? '**' : '';
+    out.push(`| ${bold}${row.hop}${bold} | ${fmt(row.runtimeP50Ms, 3)} | ${fmt(row.baselineP50Ms, 3)} | ${delta === undefined ? '–' : `${delta >= 0 ? '+' : ''}${fmt(delta, 3)}`} |`);
   }
   out.push('');
   return out;
