@@ -477,7 +477,6 @@ async function main(): Promise<void> {
   let activators: ActivatorsRow[];
   let liveKeys: LiveKeysRow[];
   let memory: MemoryRow[];
-  let hops: HopsRun | undefined;
   try {
     main = await measureSystems(bench);
     activators = await dimension('activators', () => measureActivators(bench));
@@ -487,7 +486,7 @@ async function main(): Promise<void> {
     await nc.close().catch(() => undefined);
     await server.stop();
   }
-  [hops] = await dimension('hops', async () => [await measureHops(options)]);
+  const [hops] = await dimension('hops', async () => [await measureHops(options)]);
 
   const runtime = main.systems.find((s) => s.system === 'runtime');
   const baseline = main.systems.find((s) => s.system === 'baseline');
