@@ -4,7 +4,7 @@ import { hopRows, roundTripHops, ROUND_TRIP_HOPS, tracedOps } from './hop-timeli
 
 // One round trip of each system, cut from a real `trace: true` log of the roundtrip-unloaded phase
 // (payload lines dropped, acks and replies kept as they interleave).
-const log = readFileSync(new URL('./hop-timeline.fixture.log', import.meta.url), 'utf8');
+const log = readFileSync(new URL('./hop-timeline.fixture.trace', import.meta.url), 'utf8');
 
 describe('hop timeline of a traced round trip', () => {
   it('reads the subject-carrying protocol messages with their microsecond stamps and skips the rest', () => {
