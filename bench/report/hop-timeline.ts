@@ -12,38 +12,6 @@
  */
 import type { SystemName } from '../system-under-test.js';
 
-/**
- * The hops of one round trip, in order: the time from the previous step to this one. A step after a
- * write (`state write → intent publish`) includes the broker storing that write and the writer
- * reading its acknowledgement: the outbox is published only after the state is durable.
- */
-export const ROUND_TRIP_HOPS = [
-  'ingest → forwarding service',
-  'forwarding service: event → inbox publish',
-  'inbox → activation',
-  'activation: delivery → state write',
-  'activation: state write → intent publish',
-  'intent → effector',
-  'effector: delivery → claim write',
-  'effector: claim write → result record write',
-  'effector: record write → result publish',
-  'result → forwarding service',
-  'forwarding service: result → inbox publish',
-  'inbox → resumed activation',
-  'resumed activation: delivery → state write',
-  'resumed activation: state write → output publish',
-  'output → load generator',
-] as const;
-
-export type RoundTripHop = (typeof ROUND_TRIP_HOPS)[number];
-
-/** One hop's median in each system (milliseconds), over the round trips found in the trace. */
-export interface HopRow {
-  readonly hop: RoundTripHop | 'whole round trip';
-  readonly runtimeP50Ms: number | undefined;
-  readonly baselineP50Ms: number | undefined;
-}
-
 /** A traced protocol message: when, which client, which way, the operation and its subject. */
 interface TracedOp {
   readonly atMs: number;
@@ -52,6 +20,55 @@ interface TracedOp {
   readonly way: 'in' | 'out';
   readonly op: string;
   readonly subject: string;
+}
+
+/** The subjects one system's round trip of one agent goes through. */
+interface Naming {
+  /** The runtime's `agents.`, the baseline's `bench.`. */
+  readonly prefix: string;
+  readonly state: string;
+  readonly effects: string;
+  readonly agent: string;
+}
+
+const LOAD_GENERATOR = 'bench-load-generator';
+
+const isIn = (o: TracedOp, subject: string): boolean => o.way === 'in' && o.subject.startsWith(subject);
+const isOut = (o: TracedOp, subject: string): boolean => o.way === 'out' && o.subject.startsWith(subject);
+
+/**
+ * The hops of one round trip, in order, each with the message that ends it: a hop is the time from
+ * the previous step's message to this one's. A step after a write (`state write → intent publish`)
+ * includes the broker storing that write and the writer reading its acknowledgement: the outbox is
+ * published only after the state is durable.
+ */
+const STEPS: readonly { readonly hop: string; readonly ends: (o: TracedOp, n: Naming) => boolean }[] = [
+  { hop: 'ingest → forwarding service', ends: (o, n) => isOut(o, `${n.prefix}events.${n.agent}.`) && o.client !== LOAD_GENERATOR },
+  { hop: 'forwarding service: event → inbox publish', ends: (o, n) => isIn(o, `${n.prefix}inbox.`) },
+  { hop: 'inbox → activation', ends: (o, n) => isOut(o, `${n.prefix}inbox.`) },
+  { hop: 'activation: delivery → state write', ends: (o, n) => isIn(o, n.state) },
+  { hop: 'activation: state write → intent publish', ends: (o, n) => isIn(o, `${n.prefix}intents.${n.agent}.`) },
+  { hop: 'intent → effector', ends: (o, n) => isOut(o, `${n.prefix}intents.${n.agent}.`) },
+  { hop: 'effector: delivery → claim write', ends: (o, n) => isIn(o, n.effects) },
+  { hop: 'effector: claim write → result record write', ends: (o, n) => isIn(o, n.effects) },
+  { hop: 'effector: record write → result publish', ends: (o, n) => isIn(o, `${n.prefix}results.${n.agent}.`) },
+  { hop: 'result → forwarding service', ends: (o, n) => isOut(o, `${n.prefix}results.${n.agent}.`) },
+  { hop: 'forwarding service: result → inbox publish', ends: (o, n) => isIn(o, `${n.prefix}inbox.`) },
+  { hop: 'inbox → resumed activation', ends: (o, n) => isOut(o, `${n.prefix}inbox.`) },
+  { hop: 'resumed activation: delivery → state write', ends: (o, n) => isIn(o, n.state) },
+  { hop: 'resumed activation: state write → output publish', ends: (o, n) => isIn(o, `${n.prefix}output.${n.agent}.`) },
+  { hop: 'output → load generator', ends: (o, n) => isOut(o, `${n.prefix}output.${n.agent}.`) && o.client === LOAD_GENERATOR },
+];
+
+/** The hops of one round trip, in order (the rows of {@link hopRows}). */
+export const ROUND_TRIP_HOPS: readonly string[] = STEPS.map((step) => step.hop);
+
+/** One hop's median in each system (milliseconds), over the round trips found in the trace. */
+export interface HopRow {
+  /** One of {@link ROUND_TRIP_HOPS}, or `whole round trip`. */
+  readonly hop: string;
+  readonly runtimeP50Ms: number | undefined;
+  readonly baselineP50Ms: number | undefined;
 }
 
 // [pid] 2026/12/03 03:39:34.874504 [TRC] 127.0.0.1:56558 - cid:4 - "v3.4.0:nats.js:bench-load-generator" - <<- [HPUB agents.events.bench-tool.ru-0 _INBOX.x 0 63]
@@ -70,14 +87,12 @@ export function tracedOps(log: string): TracedOp[] {
   return ops;
 }
 
-/** The subject names of one system (the runtime's `agents.` prefix, the baseline's `bench.`). */
-function naming(system: SystemName): { readonly prefix: string; readonly state: string; readonly effects: string } {
+/** The subjects of one system (the runtime's `agents.` prefix, the baseline's `bench.`) for `agent`. */
+function naming(system: SystemName, agent: string): Naming {
   return system === 'runtime'
-    ? { prefix: 'agents.', state: '$KV.AGENTS_STATE.', effects: '$KV.AGENTS_EFFECTS.' }
-    : { prefix: 'bench.', state: '$KV.BENCH_STATE.', effects: '$KV.BENCH_EFFECTS.' };
+    ? { prefix: 'agents.', state: '$KV.AGENTS_STATE.', effects: '$KV.AGENTS_EFFECTS.', agent }
+    : { prefix: 'bench.', state: '$KV.BENCH_STATE.', effects: '$KV.BENCH_EFFECTS.', agent };
 }
-
-const LOAD_GENERATOR = 'bench-load-generator';
 
 /**
  * Each round trip of `agent` in `ops`, as the duration of every hop (ms): found from each event
@@ -85,34 +100,16 @@ const LOAD_GENERATOR = 'bench-load-generator';
  * chain does not complete within the next 400 messages (the end of the trace) is skipped.
  */
 export function roundTripHops(ops: readonly TracedOp[], system: SystemName, agent: string): number[][] {
-  const { prefix, state, effects } = naming(system);
-  const isInbox = (o: TracedOp): boolean => o.subject.startsWith(`${prefix}inbox.`);
-  const steps: ((o: TracedOp) => boolean)[] = [
-    (o) => o.way === 'out' && o.client !== LOAD_GENERATOR && o.subject.startsWith(`${prefix}events.${agent}.`),
-    (o) => o.way === 'in' && isInbox(o),
-    (o) => o.way === 'out' && isInbox(o),
-    (o) => o.way === 'in' && o.subject.startsWith(state),
-    (o) => o.way === 'in' && o.subject.startsWith(`${prefix}intents.${agent}.`),
-    (o) => o.way === 'out' && o.subject.startsWith(`${prefix}intents.${agent}.`),
-    (o) => o.way === 'in' && o.subject.startsWith(effects),
-    (o) => o.way === 'in' && o.subject.startsWith(effects),
-    (o) => o.way === 'in' && o.subject.startsWith(`${prefix}results.${agent}.`),
-    (o) => o.way === 'out' && o.subject.startsWith(`${prefix}results.${agent}.`),
-    (o) => o.way === 'in' && isInbox(o),
-    (o) => o.way === 'out' && isInbox(o),
-    (o) => o.way === 'in' && o.subject.startsWith(state),
-    (o) => o.way === 'in' && o.subject.startsWith(`${prefix}output.${agent}.`),
-    (o) => o.way === 'out' && o.client === LOAD_GENERATOR && o.subject.startsWith(`${prefix}output.${agent}.`),
-  ];
+  const names = naming(system, agent);
   const trips: number[][] = [];
   ops.forEach((start, i) => {
-    if (start.way !== 'in' || start.client !== LOAD_GENERATOR || !start.subject.startsWith(`${prefix}events.${agent}.`)) return;
+    if (!isIn(start, `${names.prefix}events.${agent}.`) || start.client !== LOAD_GENERATOR) return;
     const hops: number[] = [];
     let at = i;
-    for (const step of steps) {
+    for (const step of STEPS) {
       let next = -1;
       for (let j = at + 1; j < Math.min(ops.length, at + 400); j += 1) {
-        if (step(ops[j] as TracedOp)) {
+        if (step.ends(ops[j] as TracedOp, names)) {
           next = j;
           break;
         }
