@@ -8,9 +8,10 @@
  *    interleaved pairs (runtime, baseline, runtime, baseline, …; the ratio is taken pair by pair
  *    and the figure is the median pair), each latency phase once per system. Record a sample
  *    key's stored state size per agent.
- * 3. The tracing dimension: for each ratio in `--tracing`, restart the runtime exporting spans
- *    over OTLP (parent-based ratio sampler) to a local receiver and pair its no-op throughput
- *    with the baseline again; the cost is 1 − that ratio ÷ the tracing-off ratio. Stop both.
+ * 3. The tracing dimension: restart the runtime with tracing off and pair its no-op throughput
+ *    with the baseline again (the reference); then, for each ratio in `--tracing`, restart it
+ *    exporting spans over OTLP (parent-based ratio sampler) to a local receiver and pair it the
+ *    same way; the cost is 1 − that ratio ÷ the reference's. Stop both.
  * 4. The activators dimension: for each count in `--activators`, the runtime with that many
  *    activator processes, once they own the partitions as assigned, runs the no-op throughput phase.
  * 5. The live-keys dimension: for each count in `--live-keys` (ascending), make that many keys live
@@ -59,10 +60,12 @@ import {
   type PhaseResult,
   type SystemResult,
   type ThroughputPair,
+  type LatencyPair,
+  type TracingReference,
   type TracingRun,
 } from './report/bench-result.js';
 import { checkTargets, renderCheck } from './report/check-targets.js';
-import { compareSystems, median, medianPair, pairOf, spread } from './report/compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, spread } from './report/compare-systems.js';
 import { renderMarkdown } from './report/markdown-report.js';
 import { writeResults } from './report/write-results.js';
 import { startRuntimeSystem } from './runtime/runtime-system.js';
@@ -170,11 +173,32 @@ async function runPairs(bench: Bench, systems: Readonly<Record<SystemName, Syste
   return pairs;
 }
 
+/** Runs latency phase `plan` as `pairs` interleaved runtime/baseline pairs (variant `r<n>`). */
+async function runLatencyPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan): Promise<LatencyPair[]> {
+  const pairs: LatencyPair[] = [];
+  for (let r = 1; r <= bench.options.pairs; r += 1) {
+    const variant = `r${r}`;
+    const runtime = await runPhase(phaseContext(bench, systems.runtime), { ...plan, variant });
+    const baseline = await runPhase(phaseContext(bench, systems.baseline), { ...plan, variant });
+    const pair = latencyPairOf(runtime, baseline);
+    log(`${plan.phase} ${variant}: runtime − baseline p50 ${pair.deltaMs.p50.toFixed(2)} ms, p99 ${pair.deltaMs.p99.toFixed(2)} ms; p50 ratio ${pair.ratioP50.toFixed(3)}`);
+    pairs.push(pair);
+  }
+  return pairs;
+}
+
 /** What the main phases (and the tracing dimension, which needs their baseline) measured. */
 interface MainMeasurements {
   readonly systems: SystemResult[];
   readonly pairs: Partial<Record<PhaseName, ThroughputPair[]>>;
-  readonly tracing: TracingRun[];
+  readonly latencyPairs: Partial<Record<PhaseName, LatencyPair[]>>;
+  readonly tracing: TracingMeasurements;
+}
+
+/** The tracing dimension: its tracing-off reference and one run per sampling ratio. */
+interface TracingMeasurements {
+  readonly runs: TracingRun[];
+  readonly reference: TracingReference | undefined;
 }
 
 /**
@@ -184,7 +208,7 @@ interface MainMeasurements {
 async function measureSystems(bench: Bench): Promise<MainMeasurements> {
   const { options } = bench;
   const plans = planPhases(options);
-  if (plans.length === 0) return { systems: [], pairs: {}, tracing: [] };
+  if (plans.length === 0) return { systems: [], pairs: {}, latencyPairs: {}, tracing: { runs: [], reference: undefined } };
   const shape: StartShape = { activators: 1, effector: needsEffector(plans) };
   const running: Partial<Record<SystemName, SystemUnderTest>> = {};
   try {
@@ -195,11 +219,22 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
     const both = running.runtime !== undefined && running.baseline !== undefined ? { runtime: running.runtime, baseline: running.baseline } : undefined;
     const phases: Record<SystemName, PhaseResult[]> = { runtime: [], baseline: [] };
     const pairs: Partial<Record<PhaseName, ThroughputPair[]>> = {};
+    const latencyPairs: Partial<Record<PhaseName, LatencyPair[]>> = {};
     for (const plan of plans) {
       if (both !== undefined && THROUGHPUT_PHASES.includes(plan.phase)) {
         const measured = await runPairs(bench, both, plan);
         pairs[plan.phase] = measured;
         const shown = medianPair(measured);
+        if (shown !== undefined) {
+          phases.runtime.push(shown.runtime);
+          phases.baseline.push(shown.baseline);
+        }
+        continue;
+      }
+      if (both !== undefined) {
+        const measured = await runLatencyPairs(bench, both, plan);
+        latencyPairs[plan.phase] = measured;
+        const shown = medianLatencyPair(measured);
         if (shown !== undefined) {
           phases.runtime.push(shown.runtime);
           phases.baseline.push(shown.baseline);
@@ -222,8 +257,8 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
       }
       systems.push({ system: name, partitions: name === 'runtime' ? options.partitions : options.baselinePartitions, phases: phases[name], stateBytes });
     }
-    const tracing = both === undefined ? [] : await measureTracing(bench, running as Record<SystemName, SystemUnderTest>, plans, pairs['noop-throughput']);
-    return { systems, pairs, tracing };
+    const tracing = both === undefined ? { runs: [], reference: undefined } : await measureTracing(bench, running as Record<SystemName, SystemUnderTest>, plans);
+    return { systems, pairs, latencyPairs, tracing };
   } finally {
     for (const name of options.systems) {
       log(`stopping ${name}`);
@@ -233,32 +268,38 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
 }
 
 /**
- * For each sampling ratio: restart the runtime exporting spans over OTLP/HTTP to a local
- * receiver, with the parent-based ratio sampler, and pair its no-op throughput with the baseline.
- * Replaces `running.runtime` with the last traced runtime (the caller stops it).
+ * The tracing dimension. First the reference: restart the runtime with tracing off and pair its
+ * no-op throughput with the baseline. Then, for each sampling ratio: restart the runtime exporting
+ * spans over OTLP/HTTP to a local receiver, with the parent-based ratio sampler, and pair it the
+ * same way. Each cost is taken against the reference, so restarting (a fresh process, an empty
+ * actor cache, after the main phases) is in both sides of it.
+ * Replaces `running.runtime` with the last restarted runtime (the caller stops it).
  */
-async function measureTracing(bench: Bench, running: Record<SystemName, SystemUnderTest>, plans: readonly PhasePlan[], untraced: readonly ThroughputPair[] | undefined): Promise<TracingRun[]> {
+async function measureTracing(bench: Bench, running: Record<SystemName, SystemUnderTest>, plans: readonly PhasePlan[]): Promise<TracingMeasurements> {
   const { options } = bench;
   const plan = plans.find((p) => p.phase === 'noop-throughput');
-  if (plan === undefined || options.tracing.length === 0) return [];
-  const untracedRatio = untraced === undefined ? undefined : median(untraced.map((p) => p.ratio));
+  if (plan === undefined || options.tracing.length === 0) return { runs: [], reference: undefined };
+  const restart = async (env: Record<string, string>): Promise<void> => {
+    await running.runtime.stop();
+    running.runtime = await startSystem('runtime', bench.server, options, bench.nc, { activators: 1, effector: needsEffector(plans), env });
+  };
+  log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension)');
+  await restart({});
+  const referencePairs = await runPairs(bench, running, plan, 'toff-');
+  const reference: TracingReference = { pairs: referencePairs, throughputRatio: median(referencePairs.map((p) => p.ratio)), spread: spread(referencePairs.map((p) => p.ratio)) };
+  log(`tracing off, restarted: runtime ÷ baseline ${reference.throughputRatio.toFixed(3)}`);
   const sink = await startOtlpSink();
   const runs: TracingRun[] = [];
   try {
     for (const ratio of options.tracing) {
       log(`stopping runtime; restarting it with tracing at a ${ratio} parent-based sampling ratio (OTLP to ${sink.endpoint})`);
-      await running.runtime.stop();
-      running.runtime = await startSystem('runtime', bench.server, options, bench.nc, {
-        activators: 1,
-        effector: needsEffector(plans),
-        env: {
-          OTEL_SDK_DISABLED: 'false',
-          OTEL_TRACES_EXPORTER: 'otlp',
-          OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-          OTEL_TRACES_SAMPLER_ARG: String(ratio),
-        },
+      await restart({
+        OTEL_SDK_DISABLED: 'false',
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: String(ratio),
       });
       const before = sink.received();
       const pairs = await runPairs(bench, running, plan, `t${ratio}-`);
@@ -269,15 +310,15 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
         pairs,
         throughputRatio,
         spread: spread(pairs.map((p) => p.ratio)),
-        cost: untracedRatio === undefined ? undefined : 1 - throughputRatio / untracedRatio,
+        cost: 1 - throughputRatio / reference.throughputRatio,
         exported: { requests: after.requests - before.requests, bytes: after.bytes - before.bytes },
       });
-      log(`tracing at ${ratio}: runtime ÷ baseline ${throughputRatio.toFixed(3)}${untracedRatio === undefined ? '' : ` (off: ${untracedRatio.toFixed(3)})`}; ${after.requests - before.requests} OTLP requests`);
+      log(`tracing at ${ratio}: runtime ÷ baseline ${throughputRatio.toFixed(3)} (off, restarted: ${reference.throughputRatio.toFixed(3)}); ${after.requests - before.requests} OTLP requests`);
     }
   } finally {
     await sink.stop();
   }
-  return runs;
+  return { runs, reference };
 }
 
 async function measureActivators(bench: Bench): Promise<ActivatorsRow[]> {
@@ -497,11 +538,13 @@ async function main(): Promise<void> {
     machine,
     options,
     systems: main.systems,
-    comparison: runtime !== undefined && baseline !== undefined ? compareSystems(runtime, baseline, main.pairs) : undefined,
+    comparison: runtime !== undefined && baseline !== undefined ? compareSystems(runtime, baseline, main.pairs, main.latencyPairs) : undefined,
     activators,
     liveKeys,
     pairs: main.pairs,
-    tracing: main.tracing,
+    latencyPairs: main.latencyPairs,
+    tracing: main.tracing.runs,
+    tracingReference: main.tracing.reference,
     memory,
     hops,
     failures,

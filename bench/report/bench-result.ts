@@ -58,7 +58,11 @@ export interface SystemResult {
   readonly system: SystemName;
   /** Inbox partitions (runtime: `AGENTS_PARTITIONS`; baseline: consumers). */
   readonly partitions: number;
-  /** One result per phase; of a throughput phase, the run of the pair whose ratio is the median (every pair is in `pairs`). */
+  /**
+   * One result per phase; of a throughput phase, the run of the pair whose ratio is the median
+   * (every pair is in `pairs`); of a latency phase, the run of the pair whose p50 delta is the
+   * median (every pair is in `latencyPairs`).
+   */
   readonly phases: readonly PhaseResult[];
   /** Size of one key's stored state after the run, per agent (bytes). */
   readonly stateBytes: Readonly<Record<string, number>>;
@@ -73,6 +77,20 @@ export interface ThroughputPair {
   readonly baseline: PhaseResult;
   /** Runtime ÷ baseline steady throughput. */
   readonly ratio: number;
+}
+
+/**
+ * One runtime run and the baseline run right after it, of the same latency phase: a single window
+ * per system let these figures pass in one run and fail in the next with the same code, so they
+ * are paired like throughput (A B A B …) and the figure is the median pair's.
+ */
+export interface LatencyPair {
+  readonly runtime: PhaseResult;
+  readonly baseline: PhaseResult;
+  /** Runtime − baseline overhead (latency for no-op and round trip) at p50 and p99, ms. */
+  readonly deltaMs: { readonly p50: number; readonly p99: number };
+  /** Runtime ÷ baseline latency p50. */
+  readonly ratioP50: number;
 }
 
 /** A run of a ratio whose spread across pairs exceeds this ((max − min) ÷ median) is flagged. */
@@ -91,8 +109,13 @@ export interface Comparison {
    * `ingress` ÷ `baseline-forwarder`): the median over the no-op throughput pairs.
    */
   readonly cpuRatio: Readonly<Record<string, number>>;
-  /** Runtime − baseline latency (unloaded no-op) or overhead (low-concurrency model) per sequential phase, ms. */
+  /**
+   * Runtime − baseline latency (unloaded no-op, round trips) or overhead (low-concurrency model) per
+   * latency phase, ms: p50 and p99 each the median over the phase's pairs.
+   */
   readonly latencyDeltaMs: Partial<Record<PhaseName, { readonly p50: number; readonly p99: number }>>;
+  /** Runtime ÷ baseline latency p50 per latency phase: the median over its pairs. */
+  readonly latencyRatioP50: Partial<Record<PhaseName, number>>;
 }
 
 /** The no-op throughput phase with one runtime of `activators` activator processes. */
@@ -125,10 +148,26 @@ export interface TracingRun {
   /** Median of the pairs' ratios (runtime with tracing ÷ baseline). */
   readonly throughputRatio: number;
   readonly spread: number;
-  /** 1 − this ratio ÷ the tracing-off no-op ratio of the same run: the share of throughput tracing costs. */
+  /**
+   * 1 − this ratio ÷ the reference's ({@link TracingReference}): the share of throughput tracing
+   * costs, against a runtime restarted the same way with tracing off.
+   */
   readonly cost: number | undefined;
   /** OTLP export requests and bytes the local receiver took during the measured runs. */
   readonly exported: { readonly requests: number; readonly bytes: number };
+}
+
+/**
+ * The tracing dimension's reference: the runtime restarted with tracing off and paired with the
+ * baseline exactly as each traced restart is. Why not the main phases' no-op pairs: those ran on a
+ * runtime warmed by its earlier phases, while each traced runtime is a fresh process measured after
+ * them, so a cost taken against them also counted the restart.
+ */
+export interface TracingReference {
+  readonly pairs: readonly ThroughputPair[];
+  /** Median of the pairs' ratios (runtime restarted with tracing off ÷ baseline). */
+  readonly throughputRatio: number;
+  readonly spread: number;
 }
 
 /** The activator's memory with this many keys' documents in its cache. */
@@ -166,8 +205,12 @@ export interface BenchResult {
   readonly liveKeys: readonly LiveKeysRow[];
   /** Throughput pairs per throughput phase (`--pairs` each), in run order. */
   readonly pairs: Partial<Record<PhaseName, readonly ThroughputPair[]>>;
+  /** Latency pairs per latency phase (`--pairs` each), in run order. */
+  readonly latencyPairs: Partial<Record<PhaseName, readonly LatencyPair[]>>;
   /** The tracing dimension (`--tracing`), when measured. */
   readonly tracing: readonly TracingRun[];
+  /** The tracing dimension's tracing-off reference, when the dimension was measured. */
+  readonly tracingReference: TracingReference | undefined;
   /** The memory dimension (`--memory-keys`), when measured. */
   readonly memory: readonly MemoryRow[];
   /** The hops dimension (`--hops`), when measured. */

@@ -4,7 +4,7 @@ import { TARGETS } from '../targets.js';
 import type { BenchResult, Comparison } from './bench-result.js';
 import { checkTargets, renderCheck } from './check-targets.js';
 
-const comparison = (over: Partial<Comparison> = {}): Comparison => ({ throughputRatio: {}, throughputPairs: {}, throughputSpread: {}, cpuRatio: {}, latencyDeltaMs: {}, ...over });
+const comparison = (over: Partial<Comparison> = {}): Comparison => ({ throughputRatio: {}, throughputPairs: {}, throughputSpread: {}, cpuRatio: {}, latencyDeltaMs: {}, latencyRatioP50: {}, ...over });
 
 /** A result holding only a comparison (every other dimension empty). */
 const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, tracing: [], memory: [], failures: [] }) as unknown as BenchResult;

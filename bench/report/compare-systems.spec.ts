@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseName, PhaseResult, SystemResult } from './bench-result.js';
-import { compareSystems, median, medianPair, pairOf, spread } from './compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, spread } from './compare-systems.js';
 
 /** A phase result with only what the comparison reads. */
 function phase(name: PhaseName, perSecond: number, cpuMsPerEvent: Record<string, number> = {}, p50 = 1): PhaseResult {
@@ -62,5 +62,16 @@ describe('compareSystems', () => {
     expect(comparison.latencyDeltaMs['noop-unloaded']).toEqual({ p50: 0.5, p99: 1 });
     expect(comparison.throughputRatio['model-throughput']).toBe(0.5);
     expect(comparison.throughputSpread['model-throughput']).toBe(0);
+  });
+
+  it('rates each latency phase by the median over its pairs, p50 and p99 each, and shows the median-p50 pair', () => {
+    const pair = (runtimeP50: number, baselineP50: number) => latencyPairOf(phase('roundtrip-low-concurrency', 100, {}, runtimeP50), phase('roundtrip-low-concurrency', 100, {}, baselineP50));
+    // Deltas p50 2, 9, 4 (p99 4, 18, 8); p50 ratios 1.2, 1.9, 1.4.
+    const pairs = [pair(12, 10), pair(19, 10), pair(14, 10)];
+    const shown = medianLatencyPair(pairs);
+    expect(shown?.deltaMs.p50).toBe(4);
+    const comparison = compareSystems(system('runtime', [shown!.runtime]), system('baseline', [shown!.baseline]), {}, { 'roundtrip-low-concurrency': pairs });
+    expect(comparison.latencyDeltaMs['roundtrip-low-concurrency']).toEqual({ p50: 4, p99: 8 });
+    expect(comparison.latencyRatioP50['roundtrip-low-concurrency']).toBeCloseTo(1.4);
   });
 });

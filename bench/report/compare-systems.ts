@@ -5,7 +5,7 @@
  * runtime's extra latency (no-op unloaded, round trip) or overhead (model, low concurrency),
  * percentile by percentile.
  */
-import { THROUGHPUT_PHASES, type Comparison, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair } from './bench-result.js';
+import { THROUGHPUT_PHASES, type Comparison, type LatencyPair, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair } from './bench-result.js';
 
 /** The runtime role each baseline role stands in for, in the CPU comparison. */
 export const ROLE_PAIRS: readonly (readonly [runtime: string, baseline: string])[] = [
@@ -42,6 +42,25 @@ export function pairOf(runtime: PhaseResult, baseline: PhaseResult): ThroughputP
   return { runtime, baseline, ratio: runtime.throughput.steadyPerSecond / baseline.throughput.steadyPerSecond };
 }
 
+/** A runtime run and the baseline run after it, of a latency phase: overhead deltas (latency where there is no overhead) and the p50 ratio. */
+export function latencyPairOf(runtime: PhaseResult, baseline: PhaseResult): LatencyPair {
+  const rs = runtime.overheadMs ?? runtime.latencyMs;
+  const bs = baseline.overheadMs ?? baseline.latencyMs;
+  return { runtime, baseline, deltaMs: { p50: rs.p50 - bs.p50, p99: rs.p99 - bs.p99 }, ratioP50: runtime.latencyMs.p50 / baseline.latencyMs.p50 };
+}
+
+/** The latency pair whose p50 delta is closest to the median delta (the lower one of two equally close): the run the tables show. */
+export function medianLatencyPair(pairs: readonly LatencyPair[]): LatencyPair | undefined {
+  const m = median(pairs.map((p) => p.deltaMs.p50));
+  let best: LatencyPair | undefined;
+  for (const pair of pairs) {
+    const distance = Math.abs(pair.deltaMs.p50 - m);
+    const bestDistance = best === undefined ? Number.POSITIVE_INFINITY : Math.abs(best.deltaMs.p50 - m);
+    if (best === undefined || distance < bestDistance || (distance === bestDistance && pair.deltaMs.p50 < best.deltaMs.p50)) best = pair;
+  }
+  return best;
+}
+
 /** CPU ms per event of the processes playing `role` in one phase (`activator-2` plays `activator`); undefined when none ran. */
 export function roleCpu(phase: PhaseResult, role: string): number | undefined {
   const names = Object.keys(phase.cpuMsPerEvent).filter((name) => name === role || name.startsWith(`${role}-`));
@@ -51,13 +70,20 @@ export function roleCpu(phase: PhaseResult, role: string): number | undefined {
 /**
  * Compares `runtime` with `baseline` over the phases both ran. Throughput phases take their
  * ratio from `pairs` (the median of the pairs' ratios) when there are any, else from the single
- * run of each system.
+ * run of each system; latency phases take each delta and ratio from `latencyPairs` the same way
+ * (p50 and p99 each the median over the pairs).
  */
-export function compareSystems(runtime: SystemResult, baseline: SystemResult, pairs: Partial<Record<PhaseName, readonly ThroughputPair[]>> = {}): Comparison {
+export function compareSystems(
+  runtime: SystemResult,
+  baseline: SystemResult,
+  pairs: Partial<Record<PhaseName, readonly ThroughputPair[]>> = {},
+  latencyPairs: Partial<Record<PhaseName, readonly LatencyPair[]>> = {},
+): Comparison {
   const throughputRatio: Partial<Record<PhaseName, number>> = {};
   const throughputPairs: Partial<Record<PhaseName, readonly number[]>> = {};
   const throughputSpread: Partial<Record<PhaseName, number>> = {};
   const latencyDeltaMs: Partial<Record<PhaseName, { p50: number; p99: number }>> = {};
+  const latencyRatioP50: Partial<Record<PhaseName, number>> = {};
   for (const r of runtime.phases) {
     const b = baseline.phases.find((p) => p.phase === r.phase);
     if (b === undefined) continue;
@@ -67,9 +93,9 @@ export function compareSystems(runtime: SystemResult, baseline: SystemResult, pa
       throughputRatio[r.phase] = median(ratios);
       throughputSpread[r.phase] = spread(ratios);
     } else {
-      const rs = r.overheadMs ?? r.latencyMs;
-      const bs = b.overheadMs ?? b.latencyMs;
-      latencyDeltaMs[r.phase] = { p50: rs.p50 - bs.p50, p99: rs.p99 - bs.p99 };
+      const measured = latencyPairs[r.phase] ?? [latencyPairOf(r, b)];
+      latencyDeltaMs[r.phase] = { p50: median(measured.map((p) => p.deltaMs.p50)), p99: median(measured.map((p) => p.deltaMs.p99)) };
+      latencyRatioP50[r.phase] = median(measured.map((p) => p.ratioP50));
     }
   }
   const noopPairs = pairs['noop-throughput'] ?? [];
@@ -84,5 +110,5 @@ export function compareSystems(runtime: SystemResult, baseline: SystemResult, pa
     });
     if (ratios.length > 0) cpuRatio[role] = median(ratios);
   }
-  return { throughputRatio, throughputPairs, throughputSpread, cpuRatio, latencyDeltaMs };
+  return { throughputRatio, throughputPairs, throughputSpread, cpuRatio, latencyDeltaMs, latencyRatioP50 };
 }

@@ -126,6 +126,20 @@ export function renderMarkdown(result: BenchResult, check?: TargetCheck): string
     const delta = result.comparison?.latencyDeltaMs[phase];
     if (delta !== undefined) out.push(`| ${phase} | **runtime − baseline** | | | | **${fmt(delta.p50)}** | | **${fmt(delta.p99)}** | |`);
   }
+  const latencyPairs = Object.entries(result.latencyPairs);
+  if (latencyPairs.length > 0) {
+    out.push(
+      '',
+      `Each latency phase runs as ${result.options.pairs} interleaved pairs too; the rows above show the pair whose p50 delta is the median, and each runtime − baseline figure is the median over the pairs (p50 and p99 separately). Per pair, in run order:`,
+      '',
+    );
+    for (const [phase, pairs] of latencyPairs) {
+      out.push(
+        `- ${phase}: p50 delta ${pairs.map((p) => fmt(p.deltaMs.p50, 2)).join(', ')} ms; p99 delta ${pairs.map((p) => fmt(p.deltaMs.p99, 2)).join(', ')} ms; ` +
+          `latency p50 runtime ÷ baseline ${pairs.map((p) => fmt(p.ratioP50, 2)).join(', ')}`,
+      );
+    }
+  }
   out.push(
     '',
     'Overhead = latency − nominal model latency (no-op and round trip: the latency itself). It spans the client publish to the ingest stream, the forwarding hop, ' +
@@ -225,12 +239,15 @@ export function renderMarkdown(result: BenchResult, check?: TargetCheck): string
 function tracingSection(result: BenchResult): string[] {
   if (result.tracing.length === 0) return [];
   const off = result.comparison?.throughputRatio['noop-throughput'];
+  const reference = result.tracingReference;
   const out = [
     '## Tracing',
     '',
-    'No-op throughput with the runtime exporting spans over OTLP/HTTP (protobuf, batched) to a local receiver in the load generator, parent-based ratio sampler, ' +
-      `paired with the baseline as above. Cost = 1 − (traced ratio ÷ tracing-off ratio). Tracing off (the rows above): runtime ÷ baseline ${fmt(off, 2)}, ` +
-      'which is also the whole cost of the runtime with tracing off against bare JetStream.',
+    'No-op throughput with the runtime restarted exporting spans over OTLP/HTTP (protobuf, batched) to a local receiver in the load generator, parent-based ratio sampler, ' +
+      'paired with the baseline as above. The reference is the runtime restarted the same way with tracing off, measured first: ' +
+      `runtime ÷ baseline ${fmt(reference?.throughputRatio, 2)} (pairs ${reference?.pairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}). ` +
+      'Cost = 1 − (traced ratio ÷ reference ratio). ' +
+      `Tracing off in the main phases (the rows above, a runtime warmed by them): runtime ÷ baseline ${fmt(off, 2)}, which is also the whole cost of the runtime with tracing off against bare JetStream.`,
     '',
     '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | OTLP requests | exported KiB |',
     '|---:|---:|---|---:|---:|---:|---:|',
