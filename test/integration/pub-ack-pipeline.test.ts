@@ -6,7 +6,7 @@ import { AckPolicy, jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApi
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PubAckAbandoned, PubAckNoResponders, PubAckPipeline, PubAckTimeout } from '#transport';
+import { OutgoingHeaders, PubAckAbandoned, PubAckNoResponders, PubAckPipeline, PubAckTimeout } from '#transport';
 import { startNatsServer, type NatsServerHandle } from '../harness/index.js';
 
 const withMsgId = (id: string) => {
@@ -55,6 +55,23 @@ describe('the pipelined publisher', () => {
     const again = await pipeline.publish('pipe.dup', new Uint8Array([1]), withMsgId('dup-1'));
     expect(again).toMatchObject({ seq: first.seq, duplicate: true });
     expect((await jsm.streams.info('PIPE')).state.last_seq).toBe(first.seq);
+  }, 10_000);
+
+  it('stores the headers of an OutgoingHeaders as the client’s own headers: every name and value, and its message id deduplicates', async () => {
+    const sent = new OutgoingHeaders([
+      { name: 'Agents-Agent', value: 'fraud-triage' },
+      { name: 'traceparent', value: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+    ]);
+    sent.set('Nats-Msg-Id', 'outgoing-1');
+    const first = await pipeline.publish('pipe.outgoing', new Uint8Array([7]), sent);
+    const stored = await jsm.streams.getMessage('PIPE', { seq: first.seq });
+    expect([...(stored?.header ?? [])].map(([name, values]) => [name, values.join()])).toEqual([
+      ['Agents-Agent', 'fraud-triage'],
+      ['traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'],
+      ['Nats-Msg-Id', 'outgoing-1'],
+    ]);
+    const again = await pipeline.publish('pipe.outgoing', new Uint8Array([7]), new OutgoingHeaders([{ name: 'Nats-Msg-Id', value: 'outgoing-1' }]));
+    expect(again).toMatchObject({ seq: first.seq, duplicate: true });
   }, 10_000);
 
   it('enforces the KV revision condition exactly as kv.update does: a stale revision is err_code 10071', async () => {

@@ -6,6 +6,7 @@
 export { bindBucket } from './bind-bucket.js';
 export { connectNats, NatsConnectFailed } from './nats-connection.js';
 export { toMsgHdrs, fromMsgHdrs, headerValue } from './message-headers.js';
+export { OutgoingHeaders } from './outgoing-headers.js';
 export { KvStateStore, StateStoreUnavailable } from './kv-state-store.js';
 export { KvAgentTokenLedger, RETAINED_WINDOWS } from './kv-agent-token-ledger.js';
 export type { LedgerChargeLost } from './kv-agent-token-ledger.js';

@@ -1,11 +1,13 @@
-import { headers as createHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import type { MsgHdrs } from '@nats-io/transport-node';
 import type { HeaderDoc } from '#core';
+import { OutgoingHeaders } from './outgoing-headers.js';
 
-/** NATS headers from the runtime's ordered header list (order kept, so republishes are identical). */
-export function toMsgHdrs(list: readonly HeaderDoc[]): MsgHdrs {
-  const h = createHeaders();
-  for (const { name, value } of list) h.append(name, value);
-  return h;
+/**
+ * NATS headers to publish from the runtime's ordered header list (order kept, so republishes are
+ * identical). An {@link OutgoingHeaders}: encoded once, without the client's per-append copies.
+ */
+export function toMsgHdrs(list: readonly HeaderDoc[]): OutgoingHeaders {
+  return new OutgoingHeaders(list);
 }
 
 /** The runtime's header list from NATS headers (first value of each name, in arrival order). */

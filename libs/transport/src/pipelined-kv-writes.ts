@@ -1,6 +1,6 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
-import { headers as createHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import { OutgoingHeaders } from './outgoing-headers.js';
 import type { PubAckPipeline } from './pub-ack-pipeline.js';
 
 const EXPECTED_LAST_SUBJECT_SEQUENCE = 'Nats-Expected-Last-Subject-Sequence';
@@ -60,7 +60,7 @@ export class PipelinedKvWrites {
    * otherwise, and nothing is written).
    */
   async delete(key: string, expectedRevision?: number): Promise<void> {
-    const h = expectedRevision === undefined ? createHeaders() : expecting(expectedRevision);
+    const h = expectedRevision === undefined ? new OutgoingHeaders() : expecting(expectedRevision);
     h.set(KV_OPERATION, 'DEL');
     await this.acks.publish(this.subjectPrefix + key, EMPTY, h);
   }
@@ -74,8 +74,6 @@ export function isRevisionConflict(error: unknown): boolean {
   );
 }
 
-function expecting(revision: number): MsgHdrs {
-  const h = createHeaders();
-  h.set(EXPECTED_LAST_SUBJECT_SEQUENCE, String(revision));
-  return h;
+function expecting(revision: number): OutgoingHeaders {
+  return new OutgoingHeaders([{ name: EXPECTED_LAST_SUBJECT_SEQUENCE, value: String(revision) }]);
 }

@@ -1,5 +1,6 @@
 // Canonical JSON decides cache keys, stored memory and output bytes, so one misformatted value would change ids across a replay; its RFC 8785 rules and refusals are pinned here.
 import fc from 'fast-check';
+import { canonicalize as libraryCanonicalize } from 'json-canonicalize';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, CanonicalJsonError } from './canonical-json.js';
 
@@ -10,6 +11,16 @@ describe('canonicalJson', () => {
 
   it('sorts keys by UTF-16 code units, not by locale', () => {
     expect(canonicalJson({ b: 0, B: 0, 'é': 0, a: 0, '10': 0, '9': 0 })).toBe('{"10":0,"9":0,"B":0,"a":0,"b":0,"é":0}');
+  });
+
+  it('sorts small and large objects alike (insertion sort up to 16 keys, the built-in sort beyond)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string(), { minLength: 0, maxLength: 40 }), (names) => {
+        const record = Object.fromEntries(names.map((name, i) => [name, i]));
+        expect(canonicalJson(record)).toBe(libraryCanonicalize(record));
+      }),
+      { seed: 11, numRuns: 500 },
+    );
   });
 
   it('keeps array order and Unicode as is', () => {
@@ -62,5 +73,28 @@ describe('canonicalJson', () => {
 
   it('drops object members whose value is undefined, as JSON does', () => {
     expect(canonicalJson({ a: 1, b: undefined })).toBe('{"a":1}');
+  });
+
+  // Decision 0078: the walk replaced json-canonicalize 3.0.1 without moving a cache key or derived id.
+  it('writes byte for byte what json-canonicalize wrote, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(libraryCanonicalize(value));
+      }),
+      { seed: 7, numRuns: 2_000 },
+    );
+  });
+
+  it("keeps json-canonicalize's treatment of undefined items and members, holes and toJSON", () => {
+    const sparse: unknown[] = [1];
+    sparse[2] = 3;
+    const values: unknown[] = [
+      [undefined, 1, { a: undefined, b: [undefined] }],
+      sparse,
+      { at: new Date(Date.UTC(2026, 11, 3)), n: -0, nested: { z: 'ü', y: '\u2028', x: 'lone \ud800' } },
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(libraryCanonicalize(value));
+    // An own toJSON function is a function member: refused, as before the walk.
+    expect(() => canonicalJson({ toJSON: () => 1 })).toThrow(CanonicalJsonError);
   });
 });
