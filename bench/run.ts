@@ -6,8 +6,8 @@
  *    and the bare-JetStream baseline's forwarder + worker (+ effector) processes; the idle one
  *    only heartbeats). Run the phases (see `phases.ts`): each throughput phase as `--pairs`
  *    interleaved pairs (runtime, baseline, runtime, baseline, …; the ratio is taken pair by pair
- *    and the figure is the median pair), each latency phase once per system. Record a sample
- *    key's stored state size per agent.
+ *    and the figure is the median pair), each latency phase as pairs too (each delta the median
+ *    over the pairs). Record a sample key's stored state size per agent.
  * 3. The tracing dimension: restart the runtime with tracing off and pair its no-op throughput
  *    with the baseline again (the reference); then, for each ratio in `--tracing`, restart it
  *    exporting spans over OTLP (parent-based ratio sampler) to a local receiver and pair it the
@@ -159,32 +159,38 @@ function phaseContext(bench: Bench, system: SystemUnderTest): PhaseContext {
   };
 }
 
-/** Runs `plan` as `pairs` interleaved runtime/baseline pairs (variant `<prefix>r<n>`). */
-async function runPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan, prefix = ''): Promise<ThroughputPair[]> {
-  const pairs: ThroughputPair[] = [];
+/**
+ * Runs `plan` as `--pairs` interleaved runtime/baseline pairs (variant `<prefix>r<n>`), each made
+ * into a pair by `pairOf` and logged with `describe`.
+ */
+async function runInterleaved<P>(
+  bench: Bench,
+  systems: Readonly<Record<SystemName, SystemUnderTest>>,
+  plan: PhasePlan,
+  prefix: string,
+  pairOf: (runtime: PhaseResult, baseline: PhaseResult) => P,
+  describe: (pair: P) => string,
+): Promise<P[]> {
+  const pairs: P[] = [];
   for (let r = 1; r <= bench.options.pairs; r += 1) {
     const variant = `${prefix}r${r}`;
     const runtime = await runPhase(phaseContext(bench, systems.runtime), { ...plan, variant });
     const baseline = await runPhase(phaseContext(bench, systems.baseline), { ...plan, variant });
     const pair = pairOf(runtime, baseline);
-    log(`${plan.phase} ${variant}: runtime ÷ baseline ${pair.ratio.toFixed(3)}`);
+    log(`${plan.phase} ${variant}: ${describe(pair)}`);
     pairs.push(pair);
   }
   return pairs;
 }
 
-/** Runs latency phase `plan` as `pairs` interleaved runtime/baseline pairs (variant `r<n>`). */
-async function runLatencyPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan): Promise<LatencyPair[]> {
-  const pairs: LatencyPair[] = [];
-  for (let r = 1; r <= bench.options.pairs; r += 1) {
-    const variant = `r${r}`;
-    const runtime = await runPhase(phaseContext(bench, systems.runtime), { ...plan, variant });
-    const baseline = await runPhase(phaseContext(bench, systems.baseline), { ...plan, variant });
-    const pair = latencyPairOf(runtime, baseline);
-    log(`${plan.phase} ${variant}: runtime − baseline p50 ${pair.deltaMs.p50.toFixed(2)} ms, p99 ${pair.deltaMs.p99.toFixed(2)} ms; p50 ratio ${pair.ratioP50.toFixed(3)}`);
-    pairs.push(pair);
-  }
-  return pairs;
+/** A throughput phase's pairs (see {@link runInterleaved}). */
+function runPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan, prefix = ''): Promise<ThroughputPair[]> {
+  return runInterleaved(bench, systems, plan, prefix, pairOf, (pair) => `runtime ÷ baseline ${pair.ratio.toFixed(3)}`);
+}
+
+/** A latency phase's pairs (see {@link runInterleaved}). */
+function runLatencyPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan): Promise<LatencyPair[]> {
+  return runInterleaved(bench, systems, plan, '', latencyPairOf, (pair) => `runtime − baseline p50 ${pair.deltaMs.p50.toFixed(2)} ms, p99 ${pair.deltaMs.p99.toFixed(2)} ms; p50 ratio ${pair.ratioP50.toFixed(3)}`);
 }
 
 /** What the main phases (and the tracing dimension, which needs their baseline) measured. */
@@ -221,20 +227,11 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
     const pairs: Partial<Record<PhaseName, ThroughputPair[]>> = {};
     const latencyPairs: Partial<Record<PhaseName, LatencyPair[]>> = {};
     for (const plan of plans) {
-      if (both !== undefined && THROUGHPUT_PHASES.includes(plan.phase)) {
-        const measured = await runPairs(bench, both, plan);
-        pairs[plan.phase] = measured;
-        const shown = medianPair(measured);
-        if (shown !== undefined) {
-          phases.runtime.push(shown.runtime);
-          phases.baseline.push(shown.baseline);
-        }
-        continue;
-      }
       if (both !== undefined) {
-        const measured = await runLatencyPairs(bench, both, plan);
-        latencyPairs[plan.phase] = measured;
-        const shown = medianLatencyPair(measured);
+        // Both systems present: every phase runs as interleaved pairs; the tables show the median pair.
+        const shown = THROUGHPUT_PHASES.includes(plan.phase)
+          ? medianPair((pairs[plan.phase] = await runPairs(bench, both, plan)))
+          : medianLatencyPair((latencyPairs[plan.phase] = await runLatencyPairs(bench, both, plan)));
         if (shown !== undefined) {
           phases.runtime.push(shown.runtime);
           phases.baseline.push(shown.baseline);

@@ -27,14 +27,21 @@ export function spread(values: readonly number[]): number {
   return (Math.max(...values) - Math.min(...values)) / median(values);
 }
 
-/** The pair whose ratio is closest to the median ratio (the lower one of two equally close): the run the tables show. */
-export function medianPair(pairs: readonly ThroughputPair[]): ThroughputPair | undefined {
-  const m = median(pairs.map((p) => p.ratio));
-  let best: ThroughputPair | undefined;
+/** The pair whose `figure` is closest to the median figure (the lower one of two equally close): the run the tables show. */
+export function medianPairBy<P>(pairs: readonly P[], figure: (pair: P) => number): P | undefined {
+  const m = median(pairs.map(figure));
+  let best: P | undefined;
   for (const pair of pairs) {
-    if (best === undefined || Math.abs(pair.ratio - m) < Math.abs(best.ratio - m) || (Math.abs(pair.ratio - m) === Math.abs(best.ratio - m) && pair.ratio < best.ratio)) best = pair;
+    const distance = Math.abs(figure(pair) - m);
+    const bestDistance = best === undefined ? Number.POSITIVE_INFINITY : Math.abs(figure(best) - m);
+    if (best === undefined || distance < bestDistance || (distance === bestDistance && figure(pair) < figure(best))) best = pair;
   }
   return best;
+}
+
+/** The throughput pair whose ratio is the median's (see {@link medianPairBy}). */
+export function medianPair(pairs: readonly ThroughputPair[]): ThroughputPair | undefined {
+  return medianPairBy(pairs, (p) => p.ratio);
 }
 
 /** A runtime run and the baseline run after it, with their steady-throughput ratio. */
@@ -49,16 +56,9 @@ export function latencyPairOf(runtime: PhaseResult, baseline: PhaseResult): Late
   return { runtime, baseline, deltaMs: { p50: rs.p50 - bs.p50, p99: rs.p99 - bs.p99 }, ratioP50: runtime.latencyMs.p50 / baseline.latencyMs.p50 };
 }
 
-/** The latency pair whose p50 delta is closest to the median delta (the lower one of two equally close): the run the tables show. */
+/** The latency pair whose p50 delta is the median's (see {@link medianPairBy}). */
 export function medianLatencyPair(pairs: readonly LatencyPair[]): LatencyPair | undefined {
-  const m = median(pairs.map((p) => p.deltaMs.p50));
-  let best: LatencyPair | undefined;
-  for (const pair of pairs) {
-    const distance = Math.abs(pair.deltaMs.p50 - m);
-    const bestDistance = best === undefined ? Number.POSITIVE_INFINITY : Math.abs(best.deltaMs.p50 - m);
-    if (best === undefined || distance < bestDistance || (distance === bestDistance && pair.deltaMs.p50 < best.deltaMs.p50)) best = pair;
-  }
-  return best;
+  return medianPairBy(pairs, (p) => p.deltaMs.p50);
 }
 
 /** CPU ms per event of the processes playing `role` in one phase (`activator-2` plays `activator`); undefined when none ran. */
