@@ -1,7 +1,7 @@
 /**
  * Names and provisioning of the bare-JetStream baseline: an ingest-like stream (events and tool
  * results), an inbox-like stream (optionally split into partitions by subject), an output stream,
- * an intents stream, a KV bucket for per-key state and one for the effector's claims, created with the same stream settings the runtime provisions (file storage,
+ * an intents stream, a journal stream (the model answers, as the runtime's replay journal), a KV bucket for per-key state and one for the effector's claims, created with the same stream settings the runtime provisions (file storage,
  * limits retention, the same duplicate window and max age) so the server does the same work per
  * message. Only `@nats-io/*` is used: nothing of the runtime is involved.
  */
@@ -19,6 +19,7 @@ export const BaselineNames = {
   inboxStream: 'BENCH_INBOX',
   outputStream: 'BENCH_OUTPUT',
   intentsStream: 'BENCH_INTENTS',
+  journalStream: 'BENCH_JOURNAL',
   stateBucket: 'BENCH_STATE',
   effectsBucket: 'BENCH_EFFECTS',
   forwarderConsumer: 'bench-forwarder',
@@ -59,6 +60,11 @@ export function baselineOutputSubject(agent: string, key: string): string {
   return `${BASELINE_PREFIX}.output.${agent}.${key}`;
 }
 
+/** `bench.journal.<agent>.<key>`: where the worker records a model agent's answer (the runtime's replay journal). */
+export function baselineJournalSubject(agent: string, key: string): string {
+  return `${BASELINE_PREFIX}.journal.${agent}.${key}`;
+}
+
 /** `<agent>.<key>`: the KV key of a key's state in {@link BaselineNames.stateBucket}. */
 export function baselineStateKey(agent: string, key: string): string {
   return `${agent}.${key}`;
@@ -91,6 +97,7 @@ export async function provisionBaseline(nc: NatsConnection, jsm: JetStreamManage
   await jsm.streams.add({ ...common, name: BaselineNames.inboxStream, subjects: [`${BASELINE_PREFIX}.inbox.>`] });
   await jsm.streams.add({ ...common, name: BaselineNames.outputStream, subjects: [`${BASELINE_PREFIX}.output.>`] });
   await jsm.streams.add({ ...common, name: BaselineNames.intentsStream, subjects: [`${BASELINE_PREFIX}.intents.>`] });
+  await jsm.streams.add({ ...common, name: BaselineNames.journalStream, subjects: [`${BASELINE_PREFIX}.journal.>`] });
   await new Kvm(nc).create(BaselineNames.stateBucket, { history: 1, storage: StorageType.File, replicas: 1 });
   await new Kvm(nc).create(BaselineNames.effectsBucket, { history: 1, storage: StorageType.File, replicas: 1, ttl: settings.effectsTtlMs });
 }

@@ -3,7 +3,10 @@
  * stream, and per message — one at a time per key, many keys at once — optionally wait the
  * simulated model latency (a timer, like the FakeLlm's), write a ~512-byte value to the key with
  * `kv.update` against the cached revision, publish the output (the event bytes) with a message
- * id, and ack. A key not seen since the process started is read first (`kv.get`), as the runtime
+ * id, and ack. The model agent also records its answer, as the runtime's replay journal does
+ * (decision 0073): a {@link BASELINE_JOURNAL_BYTES}-byte message with a message id to the journal
+ * stream, published with the output (both acknowledged before the ack), so both systems store the
+ * same five messages per model activation (decision 0079). A key not seen since the process started is read first (`kv.get`), as the runtime
  * reads a key it has not cached, and created when absent. For the round-trip agent an event
  * instead writes the state, publishes one intent (with a message id) and acks; the tool result
  * that comes back through the forwarder writes the state again, publishes the output and acks.
@@ -15,10 +18,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MODEL_AGENT, NOOP_TOOL, TOOL_AGENT } from '../agents/bench-agents.js';
 import { openBaselineConsumer } from './baseline-consumer.js';
 import { decodeBaselineResult, encodeBaselineIntent } from './baseline-messages.js';
-import { baselineInboxFilter, baselineIntentSubject, BaselineNames, baselineOutputSubject, baselineStateKey } from './baseline-topology.js';
+import { baselineInboxFilter, baselineIntentSubject, baselineJournalSubject, BaselineNames, baselineOutputSubject, baselineStateKey } from './baseline-topology.js';
 
 /** Size of the value written per activation. */
 export const BASELINE_VALUE_BYTES = 512;
+
+/**
+ * Payload size of the model agent's journal message. The runtime's for `bench-model` is 437 bytes:
+ * a 298-byte payload (one replay-cache entry holding the FakeLlm's 175-byte chat completion) and
+ * 139 bytes of headers (`Agents-Agent`, `Agents-Seq`, `Agents-Event-Time`, `Nats-Msg-Id`). The
+ * baseline sends only a message-id header (about 60 bytes), so its payload is the rest.
+ */
+export const BASELINE_JOURNAL_BYTES = 380;
+
+const JOURNAL_PAYLOAD = new Uint8Array(BASELINE_JOURNAL_BYTES).fill(0x61);
 
 /** How the worker runs. */
 export interface WorkerOptions {
@@ -75,7 +88,18 @@ export async function startWorker(jsm: JetStreamManager, js: JetStreamClient, kv
       msg.ack();
       return;
     }
-    if (agent === MODEL_AGENT && options.modelLatencyMs > 0) await sleep(options.modelLatencyMs);
+    if (agent === MODEL_AGENT) {
+      if (options.modelLatencyMs > 0) await sleep(options.modelLatencyMs);
+      await writeState(stateKey, msg.data, lane);
+      // The output and the journal go out together and are both acknowledged before the ack, as the
+      // runtime's outbox publisher pipelines a commit's entries.
+      await Promise.all([
+        js.publish(baselineOutputSubject(agent, key), msg.data, { msgID: `output:${stateKey}:${msg.seq}` }),
+        js.publish(baselineJournalSubject(agent, key), JOURNAL_PAYLOAD, { msgID: `journal:${stateKey}:${msg.seq}` }),
+      ]);
+      msg.ack();
+      return;
+    }
     await writeState(stateKey, msg.data, lane);
     await js.publish(baselineOutputSubject(agent, key), msg.data, { msgID: `output:${stateKey}:${msg.seq}` });
     msg.ack();

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RetryableError } from '../errors/runtime-error.js';
 import { utf8Bytes } from '../testing/inbox-elements.js';
 import { CURRENT_STATE_SCHEMA_VERSION, emptyActorDocument, type ActorDocument, type CacheEntryDoc } from './actor-document.js';
-import { decodeActorDocument, encodeActorDocument, StateSchemaFromFuture } from './state-codec.js';
+import { decodeActorDocument, decodeCacheBlob, encodeActorDocument, encodeCacheBlob, StateSchemaFromFuture } from './state-codec.js';
 import { MissingMigrationError, migrateToCurrent } from './state-migrations.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
@@ -131,6 +131,24 @@ describe('state codec, replay-cache field', () => {
         expect(hex(encodeActorDocument(before))).toBe(hex(referenceEncoding(before)));
       }),
       { seed: 8_765, numRuns: 200 },
+    );
+  });
+
+  it('writes a journal payload byte for byte as the generated encoder, whether its entries were in an earlier document or not', () => {
+    fc.assert(
+      fc.property(cacheEntries, cacheEntries, fc.nat(), (committed, fresh, total) => {
+        // Entries an earlier commit wrote (their encoding kept), mixed with entries never encoded.
+        encodeActorDocument({ ...base(), llmCache: { entries: committed, totalResponseBytes: 1 } });
+        const entries = [...fresh, ...committed].sort((a, b) => a.createdAtMs - b.createdAtMs);
+        const blob = { entries, totalResponseBytes: total };
+        const reference = v1.LlmCacheBlob.encode({ entries: entries.map((e) => ({ ...e })), totalResponseBytes: total }).finish();
+        expect(hex(encodeCacheBlob(blob))).toBe(hex(reference));
+        expect(decodeCacheBlob(encodeCacheBlob(blob)).entries).toHaveLength(entries.length);
+        // The payload is also what the state document's llm_cache field holds for the same entries.
+        const doc: ActorDocument = { ...base(), llmCache: blob };
+        expect(hex(encodeActorDocument(doc))).toBe(hex(referenceEncoding(doc)));
+      }),
+      { seed: 2_468, numRuns: 200 },
     );
   });
 });

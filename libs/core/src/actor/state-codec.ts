@@ -97,19 +97,31 @@ function writeLlmCache(writer: Writer, blob: CacheBlobDoc): void {
   writer.ldelim();
 }
 
-/** The fields of an `LlmCacheBlob`, as its generated encoder writes them (a zero total is omitted). */
-function writeCacheBlobFields(writer: Writer, blob: CacheBlobDoc): void {
-  for (const entry of blob.entries) writer.uint32(CACHE_ENTRY_TAG).bytes(encodedCacheEntry(entry));
+/**
+ * The fields of an `LlmCacheBlob`, as its generated encoder writes them (a zero total is omitted).
+ * `keep`: each entry's encoding is kept for the next commit (the state document, whose entries
+ * outlive this write); otherwise an entry not kept yet is encoded in place and nothing is kept.
+ */
+function writeCacheBlobFields(writer: Writer, blob: CacheBlobDoc, keep = true): void {
+  for (const entry of blob.entries) {
+    const kept = keep ? encodedCacheEntry(entry) : cacheEntryBytes.get(entry);
+    if (kept !== undefined) writer.uint32(CACHE_ENTRY_TAG).bytes(kept);
+    else v1.LlmCacheEntry.encode(cacheEntryFields(entry), writer.uint32(CACHE_ENTRY_TAG).fork()).ldelim();
+  }
   if (blob.totalResponseBytes !== 0) writer.uint32(CACHE_TOTAL_TAG).int64(blob.totalResponseBytes);
 }
 
 /**
  * A replay cache on its own, as `nats_agents.v1.LlmCacheBlob` (the replay journal's payload): the
  * same bytes as the state document's `llm_cache` field for the same entries.
+ *
+ * Keeps no per-entry encoding: the journal is written by the commit that drops these entries from
+ * the state (decision 0073), so they are never encoded again, and keeping one cost a standalone
+ * copy (an off-heap buffer) per entry, on every model-calling activation.
  */
 export function encodeCacheBlob(blob: CacheBlobDoc): Uint8Array {
   const writer = v1.LlmCacheBlob.encode({});
-  writeCacheBlobFields(writer, blob);
+  writeCacheBlobFields(writer, blob, false);
   return writer.finish();
 }
 
@@ -135,17 +147,21 @@ function cacheBlobOf(m: v1.LlmCacheBlob.$Properties | null | undefined): CacheBl
 /** The `LlmCacheEntry` encoding of each entry object encoded so far (held only while the entry lives). */
 const cacheEntryBytes = new WeakMap<CacheEntryDoc, Uint8Array>();
 
+function cacheEntryFields(entry: CacheEntryDoc): v1.LlmCacheEntry.$Properties {
+  return {
+    cacheKey: entry.cacheKey,
+    response: entry.response,
+    responseDigest: entry.responseDigest,
+    createdAtMs: entry.createdAtMs,
+    lastAccessMs: entry.lastAccessMs,
+    digestOnly: entry.digestOnly,
+  };
+}
+
 function encodedCacheEntry(entry: CacheEntryDoc): Uint8Array {
   let bytes = cacheEntryBytes.get(entry);
   if (bytes === undefined) {
-    const encoded = v1.LlmCacheEntry.encode({
-      cacheKey: entry.cacheKey,
-      response: entry.response,
-      responseDigest: entry.responseDigest,
-      createdAtMs: entry.createdAtMs,
-      lastAccessMs: entry.lastAccessMs,
-      digestOnly: entry.digestOnly,
-    }).finish();
+    const encoded = v1.LlmCacheEntry.encode(cacheEntryFields(entry)).finish();
     // A copy: the writer's result may be a view into a shared pool buffer, which the cache would pin.
     bytes = new Uint8Array(encoded);
     cacheEntryBytes.set(entry, bytes);
