@@ -197,7 +197,7 @@ export { DivergenceSubject, DivergenceProblem } from './snapshot/replay-divergen
 export type { ReplayDivergence } from './snapshot/replay-divergence.js';
 export { CacheOnlyProvider, ReplayCacheMiss } from './snapshot/cache-only-provider.js';
 export type { CacheMissRecord, JournaledActivation } from './snapshot/cache-only-provider.js';
-export { encodeJournalPayload, decodeJournalPayload } from './replay/replay-journal.js';
+export { encodeJournalPayload, decodeJournalPayload, journalEntry } from './replay/replay-journal.js';
 
 // test doubles and the offline replay check: pure, side-effect free; the test kit (#testing,
 // `@nats-agents/testing`) re-exports them, and the project's own specs use the same ones.

@@ -93,7 +93,7 @@ type Writer = ReturnType<typeof v1.ActorState.encode>;
 
 function writeLlmCache(writer: Writer, blob: CacheBlobDoc): void {
   writer.uint32(LLM_CACHE_TAG).fork();
-  writeCacheBlobFields(writer, blob);
+  writeCacheBlobFields(writer, blob, true);
   writer.ldelim();
 }
 
@@ -102,7 +102,7 @@ function writeLlmCache(writer: Writer, blob: CacheBlobDoc): void {
  * `keep`: each entry's encoding is kept for the next commit (the state document, whose entries
  * outlive this write); otherwise an entry not kept yet is encoded in place and nothing is kept.
  */
-function writeCacheBlobFields(writer: Writer, blob: CacheBlobDoc, keep = true): void {
+function writeCacheBlobFields(writer: Writer, blob: CacheBlobDoc, keep: boolean): void {
   for (const entry of blob.entries) {
     const kept = keep ? encodedCacheEntry(entry) : cacheEntryBytes.get(entry);
     if (kept !== undefined) writer.uint32(CACHE_ENTRY_TAG).bytes(kept);
