@@ -41,7 +41,9 @@ export function keyTokens(prefix: string, count: number): string[] {
  *   floor of an activation with nothing queued anywhere.
  * - `model-throughput`: as `noop-throughput` with one model call of fixed latency per activation.
  * - `model-low-concurrency`: model agent, a modest number of keys, one event in flight per key:
- *   overhead = latency − model latency, with little queueing.
+ *   overhead = latency − model latency, with little queueing. The keys start spread evenly over
+ *   one model latency (decision 0080): started together, they would stay in step and every cycle
+ *   would offer all of them in the same millisecond.
  * - `roundtrip-unloaded`: round-trip agent (intent → effector → result → resume), one key, one
  *   event in flight in the whole system: the latency floor of the whole loop.
  * - `roundtrip-low-concurrency`: round-trip agent, the overhead phase's keys and events, one in
@@ -77,8 +79,8 @@ export function planPhases(options: BenchOptions): PhasePlan[] {
       phase: 'model-low-concurrency',
       agent: MODEL_AGENT,
       keys: lowKeys,
-      warmup: { kind: 'per-key', eventsPerKey: options.overheadWarmupPerKey },
-      measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey },
+      warmup: { kind: 'per-key', eventsPerKey: options.overheadWarmupPerKey, startSpreadMs: options.modelLatencyMs },
+      measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey, startSpreadMs: options.modelLatencyMs },
       modelLatencyMs: options.modelLatencyMs,
     },
     {

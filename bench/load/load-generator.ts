@@ -10,6 +10,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { SystemUnderTest } from '../system-under-test.js';
 import { decodeEventId, encodeEvent } from './event-id.js';
+import { startOffsetsMs } from './start-offsets.js';
 
 /**
  * How events are offered.
@@ -18,8 +19,13 @@ import { decodeEventId, encodeEvent } from './event-id.js';
  *   larger than K, a key rarely has two events in flight.
  * - `per-key`: every key runs its own sequential loop of `eventsPerKey` events (publish, wait
  *   for the output, publish the next): one event in flight per key, so latency is not queueing.
+ *   Key `i` starts `i × startSpreadMs ÷ K` after the first (default 0: all at once). Each key's
+ *   loop then keeps its offset, so a spread of one cycle (the model latency) offers the keys'
+ *   events evenly through it instead of as one burst per cycle (docs/decisions/0080).
  */
-export type LoadShape = { readonly kind: 'window'; readonly events: number; readonly window: number } | { readonly kind: 'per-key'; readonly eventsPerKey: number };
+export type LoadShape =
+  | { readonly kind: 'window'; readonly events: number; readonly window: number }
+  | { readonly kind: 'per-key'; readonly eventsPerKey: number; readonly startSpreadMs?: number };
 
 /** One load run. */
 export interface LoadSpec {
@@ -73,6 +79,7 @@ export async function runLoad(nc: NatsConnection, js: JetStreamClient, system: S
   let nextWindowEvent = 0;
   let origin = 0;
   let lastProgressAt = 0;
+  const startTimers: ReturnType<typeof setTimeout>[] = [];
 
   let settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
   const finished = new Promise<void>((resolve, reject) => {
@@ -176,12 +183,16 @@ export async function runLoad(nc: NatsConnection, js: JetStreamClient, system: S
       const initial = Math.min(spec.shape.window, total);
       for (nextWindowEvent = 0; nextWindowEvent < initial; nextWindowEvent += 1) publish(nextWindowEvent);
     } else if (spec.shape.eventsPerKey > 0) {
-      for (let keyIndex = 0; keyIndex < keyCount; keyIndex += 1) publish(keyIndex);
+      for (const [keyIndex, offsetMs] of startOffsetsMs(keyCount, spec.shape.startSpreadMs ?? 0).entries()) {
+        if (offsetMs === 0) publish(keyIndex);
+        else startTimers.push(setTimeout(publish, offsetMs, keyIndex));
+      }
     }
     if (total === 0) settle?.resolve();
     await Promise.race([finished, system.failure]);
   } finally {
     clearInterval(watchdog);
+    for (const timer of startTimers) clearTimeout(timer);
     for (const sub of subscriptions) sub.unsubscribe();
   }
 

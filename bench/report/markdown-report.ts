@@ -54,7 +54,7 @@ function conditions(result: BenchResult): string[] {
       `closed loop with ${int(o.window)} in flight, after ${int(o.warmupEvents)} warm-up events. ` +
       `Unloaded phase: ${int(o.unloadedEvents)} sequential events on one key. ` +
       `Overhead phase: ${int(o.overheadKeys)} keys × ${int(o.overheadEventsPerKey)} sequential events (one in flight per key, ` +
-      `${int(o.overheadWarmupPerKey)} warm-up each). Model latency ${o.modelLatencyMs} ms (FakeLlm timer). ` +
+      `${int(o.overheadWarmupPerKey)} warm-up each; the model agent's keys start spread over one model latency). Model latency ${o.modelLatencyMs} ms (FakeLlm timer). ` +
       `Runtime partitions: ${runtime?.partitions ?? '–'}; baseline inbox consumers: ${baseline?.partitions ?? '–'}.`,
   ];
   const experiments = [
