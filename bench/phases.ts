@@ -153,6 +153,19 @@ function eventCount(shape: LoadShape, keys: number): number {
   return shape.kind === 'window' ? shape.events : shape.eventsPerKey * keys;
 }
 
+/**
+ * An unmeasured run of `events` events of `plan`'s measured shape, for a system just restarted
+ * (decision 0081): its code is cold (interpreted, then optimized tier by tier), and a phase's own
+ * warm-up of 2 × K events leaves the first measured run still paying for that. Nothing is metered.
+ */
+export async function warmRestarted(context: PhaseContext, plan: PhasePlan, events: number): Promise<void> {
+  if (events <= 0) return;
+  const tag = `${context.system.name}-${plan.variant === undefined ? '' : `${plan.variant}-`}restart-${plan.phase}`;
+  const shape: LoadShape = plan.measured.kind === 'window' ? { ...plan.measured, events } : plan.measured;
+  context.log(`${tag}: warm-up after a restart, ${eventCount(shape, plan.keys.length)} events`);
+  await runLoad(context.nc, context.js, context.system, { run: `${tag}-warmup`, agent: plan.agent, keys: plan.keys, shape, stallTimeoutMs: context.stallTimeoutMs });
+}
+
 /** Runs one phase (warm-up, then measured) and summarizes it. */
 export async function runPhase(context: PhaseContext, plan: PhasePlan): Promise<PhaseResult> {
   const { system } = context;

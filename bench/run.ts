@@ -45,7 +45,7 @@ import { machineFacts } from './infra/machine-facts.js';
 import { startNatsServer, type BenchNatsServer } from './infra/nats-server.js';
 import { hopRows } from './report/hop-timeline.js';
 import { bareKvUpdates, liveKeyToken, prepopulateLiveKeys, refreshRevisions, spreadIndices } from './live-keys/live-keys.js';
-import { keyTokens, needsEffector, planLiveKeysPhase, planPhases, runPhase, type PhaseContext, type PhasePlan } from './phases.js';
+import { keyTokens, needsEffector, planLiveKeysPhase, planPhases, runPhase, warmRestarted, type PhaseContext, type PhasePlan } from './phases.js';
 import { startOtlpSink } from './infra/otlp-sink.js';
 import { runLoad } from './load/load-generator.js';
 import {
@@ -279,6 +279,9 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   const restart = async (env: Record<string, string>): Promise<void> => {
     await running.runtime.stop();
     running.runtime = await startSystem('runtime', bench.server, options, bench.nc, { activators: 1, effector: needsEffector(plans), env });
+    // Every restart, the reference's and each ratio's alike, runs one measured run's worth of load
+    // unmeasured first: the pairs then compare warm code, not JIT warm-up (decision 0081).
+    await warmRestarted(phaseContext(bench, running.runtime), plan, options.events);
   };
   log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension)');
   await restart({});
