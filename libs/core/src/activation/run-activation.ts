@@ -4,6 +4,7 @@ import { ensureError } from '../errors/runtime-error.js';
 import type { Timers } from '../time/clock.js';
 import { ActivationTimeout } from './activation-timeout.js';
 import type { FailurePosition } from './failure-position.js';
+import type { AttemptAbort } from './attempt-abort.js';
 import type { StagingContext } from './staging-context.js';
 
 /** How one attempt ended. Only `completed` and `suspended` may be committed as an activation. */
@@ -17,8 +18,8 @@ export type ActivationResult =
 export interface RunActivationOptions {
   readonly timeoutMs: number;
   readonly timers: Timers;
-  /** Aborted by the runner, and only by it, when the attempt times out; the context's signal must be this controller's. */
-  readonly controller: AbortController;
+  /** Aborted by the runner, and only by it, when the attempt times out; the context's signal and `abandoned` must be this one's. */
+  readonly controller: Pick<AttemptAbort, 'abort'>;
   /**
    * Monotonic processing time. When given, an attempt that returns after its deadline is timed out
    * even if the timeout timer never got to run (a synchronous handler blocks the event loop, so
@@ -47,8 +48,7 @@ export function runActivation(handler: AgentHandler, ctx: StagingContext, option
   const overran = (): boolean => startedMs !== undefined && options.monotonicMs !== undefined && options.monotonicMs() - startedMs > timeoutMs;
   // One promise settled by whichever comes first, the handler or the timer (not a race of two
   // promises and an async wrapper: this runs for every activation). Whether the timeout aborted
-  // the attempt is kept here rather than read from `controller.signal`, which Node would create
-  // just to answer (the attempt's context creates it only if it needs it).
+  // the attempt is kept here rather than asked of the controller (one closure read, per activation).
   let aborted = false;
   return new Promise<ActivationResult>((resolve) => {
     let settled = false;

@@ -11,6 +11,7 @@ import { T0, utf8Bytes } from '../testing/inbox-elements.js';
 import { ManualTimers } from '../testing/manual-timers.js';
 import { deferred, ScriptedModelProvider } from '../testing/scripted-model-provider.js';
 import { ActivationTimeout } from './activation-timeout.js';
+import { AttemptAbort } from './attempt-abort.js';
 import { AttemptMemo } from './attempt-memo.js';
 import { EventDecodeError } from './event-decode-error.js';
 import { StagingContext, type StagingContextInit } from './staging-context.js';
@@ -255,6 +256,28 @@ describe('StagingContext', () => {
       ctx.emit('out');
       expect(reads).toBeGreaterThan(0);
       expect(ctx.signal).toBe(controller.signal);
+    });
+
+    it('stages without creating a signal when its attempt can say it is live, and refuses once it is abandoned', async () => {
+      const abort = new AttemptAbort();
+      let reads = 0;
+      const provider = ScriptedModelProvider.replying('pong');
+      const ctx = new StagingContext({
+        ...contextInit(),
+        provider,
+        signal: () => {
+          reads += 1;
+          return abort.signal;
+        },
+        abandoned: () => abort.abandoned,
+      });
+      ctx.emit('out');
+      expect(reads).toBe(0);
+      abort.abort(new ActivationTimeout(10));
+      expect(() => ctx.emit('late')).toThrow(ActivationTimeout);
+      await expect(ctx.callModel(request('ping'))).rejects.toBeInstanceOf(ActivationTimeout);
+      expect(provider.calls).toBe(0);
+      expect(ctx.outputs).toHaveLength(1);
     });
   });
 });

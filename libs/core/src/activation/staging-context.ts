@@ -62,6 +62,11 @@ export interface StagingContextInit {
    * `ctx.signal` never needs one.
    */
   readonly signal: () => AbortSignal;
+  /**
+   * True once the attempt is abandoned (its signal aborted), asked without creating the signal:
+   * every staging call checks it ({@link AttemptAbort.abandoned}). Absent: the signal is asked.
+   */
+  readonly abandoned?: () => boolean;
   /** Monotonic ms for model-call durations (telemetry only). */
   readonly monotonicMs: () => number;
   /** Present on a resume. */
@@ -115,6 +120,7 @@ export class StagingContext implements ActivationContext {
   private readonly agentWindow: AgentWindow | undefined;
   private refusal: BudgetExceeded | undefined;
   private readonly signalOf: () => AbortSignal;
+  private readonly abandoned: (() => boolean) | undefined;
   private readonly cache: ReplayCache;
   private readonly provider: ModelProvider;
   private readonly memo: AttemptMemo;
@@ -144,6 +150,7 @@ export class StagingContext implements ActivationContext {
     this.snapshot = init.resume?.snapshot;
     this.memory = init.memory;
     this.signalOf = init.signal;
+    this.abandoned = init.abandoned;
     this.cache = init.cache;
     this.provider = init.provider;
     this.memo = init.memo;
@@ -388,6 +395,8 @@ export class StagingContext implements ActivationContext {
 
   /** An abandoned (timed-out) attempt may keep running; it must not stage or call anything more. */
   private assertLive(): void {
+    // The common answer (live) without creating the signal, when the attempt can say so.
+    if (this.abandoned !== undefined && !this.abandoned()) return;
     if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new Error('activation aborted');
   }
 }

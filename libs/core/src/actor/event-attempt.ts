@@ -5,6 +5,7 @@ import { outputBytes } from '../activation/output-value.js';
 import type { ResumeInput } from '../activation/resume-input.js';
 import { runActivation } from '../activation/run-activation.js';
 import { ActivationRetry } from '../activation/activation-retry.js';
+import { AttemptAbort } from '../activation/attempt-abort.js';
 import { RetryableError } from '../errors/runtime-error.js';
 import { StagingContext } from '../activation/staging-context.js';
 import { traceId } from '../ids/trace-id.js';
@@ -56,7 +57,7 @@ export interface AttemptPlan {
 export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: ResolvedSuspensionPolicy): Promise<ApplyResult> {
   const { base, element } = plan;
   const agent = deps.agent.name;
-  const controller = new AbortController();
+  const abort = new AttemptAbort();
   const compactor = deps.agent.memory?.compactor === undefined ? defaultCompactor : deps.agent.memory.compactor;
   const longterm =
     deps.longterm === undefined
@@ -101,7 +102,8 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
     provider: deps.provider,
     memo: deps.memo,
     // Read only when needed (see `StagingContextInit.signal`): most attempts never need a signal.
-    signal: () => controller.signal,
+    signal: () => abort.signal,
+    abandoned: () => abort.abandoned,
     monotonicMs: deps.monotonicMs,
     policy,
     resume: plan.resume,
@@ -123,7 +125,7 @@ export async function attempt(plan: AttemptPlan, deps: ApplyDeps, policy: Resolv
           await summarizeIfDue(memory, (request) => ctx.callModel(request), summarize);
           return outcome;
         };
-  const result = await runActivation(handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller, monotonicMs: deps.monotonicMs });
+  const result = await runActivation(handler, ctx, { timeoutMs: deps.agent.timeoutMs ?? deps.activationTimeoutMs, timers: deps.timers, controller: abort, monotonicMs: deps.monotonicMs });
   const carried = traceHeaders(element.headers);
 
   const failureBase = plan.failureBase ?? base;
