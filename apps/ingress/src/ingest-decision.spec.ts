@@ -76,4 +76,12 @@ describe('decideIngest', () => {
     expect(unknown).toMatchObject({ kind: 'reject', reason: 'unknown_agent' });
     expect(unknown.kind === 'reject' && new TextDecoder().decode(unknown.entityKey)).toBe('user-1');
   });
+
+  it('names the lane its subject named, forwarded or refused, and unknown for a subject that is no ingest subject', () => {
+    expect(decide('agents.events.plain.user-1', utf8.encode('x')).lane).toBe('events');
+    expect(decide('agents.approvals.plain.k', utf8.encode('{"intentId":"i-1","approved":true}')).lane).toBe('approvals');
+    expect(decide('agents.results.plain.k', utf8.encode('not a result'))).toMatchObject({ kind: 'reject', lane: 'results' });
+    expect(decide('agents.events.nobody.user-1', utf8.encode('{}'))).toMatchObject({ kind: 'reject', lane: 'events' });
+    expect(decide('agents.nowhere', utf8.encode('{}'))).toMatchObject({ kind: 'reject', lane: 'unknown' });
+  });
 });

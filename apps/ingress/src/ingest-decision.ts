@@ -41,6 +41,8 @@ export type IngestDecision =
   /** Valid: forward into the key's inbox lane. */
   | {
       readonly kind: 'forward';
+      /** The ingest lane the subject named (the `lane` label of the message counts). */
+      readonly lane: IngestLane;
       readonly agent: string;
       readonly token: string;
       readonly inboxSubject: string;
@@ -50,6 +52,8 @@ export type IngestDecision =
   /** Invalid: publish an error record with the reason; never forward. */
   | {
       readonly kind: 'reject';
+      /** The ingest lane the subject named; `unknown` when it is not an ingest subject. */
+      readonly lane: IngestLane | 'unknown';
       readonly agent: string;
       readonly entityKey: Uint8Array;
       readonly reason: ErrorReason;
@@ -91,8 +95,11 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   const address = topology.parseIngestSubject(input.subject);
   const fallbackTime = Math.max(0, Math.floor(input.ingestTimeMs));
   if (address === undefined) {
-    return reject(UNNAMED_AGENT, EMPTY, ErrorReason.MalformedInput, `not an ingest subject: ${input.subject}`, fallbackTime);
+    return rejectOn('unknown', UNNAMED_AGENT, EMPTY, ErrorReason.MalformedInput, `not an ingest subject: ${input.subject}`, fallbackTime);
   }
+  const lane = address.lane;
+  const reject = (agent: string, entityKey: Uint8Array, reason: ErrorReason, detail: string, eventTimeMs: number): IngestDecision => rejectOn(lane, agent, entityKey, reason, detail, eventTimeMs);
+  const refuse = (agent: string, entityKey: Uint8Array, refusal: ElementRefusal, eventTimeMs: number): IngestDecision => rejectOn(lane, agent, entityKey, refusal.reason, refusal.detail, eventTimeMs);
   const admission = admitAgent(address.agent, agents);
   if ('refusal' in admission) {
     const named = /^[a-z][a-z0-9_-]{0,63}$/.test(address.agent) ? address.agent : UNNAMED_AGENT;
@@ -161,6 +168,7 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   const partition = topology.partitionOf(token);
   return {
     kind: 'forward',
+    lane,
     agent: agent.name,
     token,
     inboxSubject: topology.inbox(partition, agent.name, token, inboxKindOfLane(address.lane)),
@@ -192,10 +200,6 @@ function keyIfReadable(token: string, keyHeader: string | undefined, encoding: s
   }
 }
 
-function reject(agent: string, entityKey: Uint8Array, reason: ErrorReason, detail: string, eventTimeMs: number): IngestDecision {
-  return { kind: 'reject', agent, entityKey, reason, detail, eventTimeMs };
-}
-
-function refuse(agent: string, entityKey: Uint8Array, refusal: ElementRefusal, eventTimeMs: number): IngestDecision {
-  return reject(agent, entityKey, refusal.reason, refusal.detail, eventTimeMs);
+function rejectOn(lane: IngestLane | 'unknown', agent: string, entityKey: Uint8Array, reason: ErrorReason, detail: string, eventTimeMs: number): IngestDecision {
+  return { kind: 'reject', lane, agent, entityKey, reason, detail, eventTimeMs };
 }

@@ -121,8 +121,8 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
     );
     // The forward carries this message's ingest span as the parent of the activation it causes.
     const traced = this.options.tracing
-      ? startIngestSpan(msg, headers, decided, this.options.stream, this.options.topology, this.options.metrics, this.options.parentBased === true)
-      : untracedIngest(msg, decided, this.options.topology, this.options.metrics);
+      ? startIngestSpan(msg, headers, decided, this.options.stream, this.options.metrics, this.options.parentBased === true)
+      : untracedIngest(decided, this.options.metrics);
     const decision = traced.decision;
     // Order matters per key only; unreadable messages have no key and go on their own.
     const lane = decision.kind === 'forward' ? `${decision.agent}.${decision.token}` : `#${msg.seq}`;

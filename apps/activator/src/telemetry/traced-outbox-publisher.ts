@@ -27,9 +27,16 @@ export class TracedOutboxPublisher implements OutboxPublisher {
     this.intentPrefixes = [`${prefix}.intents.`, `${prefix}.approval-requests.`];
   }
 
-  async publish(entries: readonly OutboxEntryDoc[]): Promise<void> {
+  publish(entries: readonly OutboxEntryDoc[]): Promise<void> {
     const intents = entries.filter((entry) => this.intentPrefixes.some((p) => entry.subject.startsWith(p)));
     const parent = this.parentOf(entries);
+    // Nothing to record or count (an activation's outputs, untraced): the inner publish itself,
+    // without an async frame of its own around it.
+    if (parent === undefined && intents.length === 0) return this.inner.publish(entries);
+    return this.recorded(entries, intents, parent);
+  }
+
+  private async recorded(entries: readonly OutboxEntryDoc[], intents: readonly OutboxEntryDoc[], parent: Context | undefined): Promise<void> {
     const span: Span | undefined =
       parent === undefined
         ? undefined

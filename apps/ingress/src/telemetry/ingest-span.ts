@@ -1,7 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { HeaderDoc } from '#core';
-import type { Topology } from '#routing';
 import { AgentsAttribute, carriedParent, keyAttribute, contextFromHeaders, decideDerivedRoot, derivedTraceId, MessagingAttribute, startSpanInTrace, withTraceContext, withTraceparent, type IngressMetrics } from '#telemetry';
 import type { IngestDecision } from '../ingest-decision.js';
 
@@ -34,9 +33,8 @@ export interface IngestTrace {
  * headers pass on as they came). Either way the activation downstream sees a sampled-out parent
  * and skips its span too; a redelivery decides the same.
  */
-export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decision: IngestDecision, stream: string, topology: Topology, metrics: IngressMetrics, parentBased: boolean): IngestTrace {
-  const address = topology.parseIngestSubject(msg.subject);
-  const lane = address?.lane ?? 'unknown';
+export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decision: IngestDecision, stream: string, metrics: IngressMetrics, parentBased: boolean): IngestTrace {
+  const lane = decision.lane;
   const name = `ingest ${lane} ${decision.agent}`;
   const parentSpan = carriedParent(headers);
   let rootTraceId: string | undefined;
@@ -44,11 +42,11 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
     const root = decideDerivedRoot(name, SpanKind.CONSUMER, ['ingest', stream, msg.seq]);
     if (root?.sampled === false) {
       const marked = decision.kind === 'forward' ? { ...decision, headers: withTraceparent(decision.headers, root.traceparent, root.tracestate) } : decision;
-      return untracedIngest(msg, marked, topology, metrics);
+      return untracedIngest(marked, metrics);
     }
     rootTraceId = root?.traceId;
   } else if (parentBased && !parentSpan.sampled) {
-    return untracedIngest(msg, decision, topology, metrics);
+    return untracedIngest(decision, metrics);
   }
   const parent = contextFromHeaders(headers);
   const deliveries = msg.info.deliveryCount;
@@ -102,15 +100,14 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
  * outcome. Nothing would record a span, and building one per message was a measurable share of
  * ingress's CPU.
  */
-export function untracedIngest(msg: JsMsg, decision: IngestDecision, topology: Topology, metrics: IngressMetrics): IngestTrace {
+export function untracedIngest(decision: IngestDecision, metrics: IngressMetrics): IngestTrace {
   return {
     decision,
     context: ROOT_CONTEXT,
     recording: false,
     finish(done: boolean): void {
       if (!done) return;
-      const lane = topology.parseIngestSubject(msg.subject)?.lane ?? 'unknown';
-      metrics.messages.inc({ lane, outcome: decision.kind === 'forward' ? 'forwarded' : 'refused' });
+      metrics.messages.inc({ lane: decision.lane, outcome: decision.kind === 'forward' ? 'forwarded' : 'refused' });
       if (decision.kind === 'reject') metrics.errorRecords.inc({ agent: decision.agent, reason: decision.reason });
     },
   };
