@@ -95,15 +95,13 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   const address = topology.parseIngestSubject(input.subject);
   const fallbackTime = Math.max(0, Math.floor(input.ingestTimeMs));
   if (address === undefined) {
-    return rejectOn('unknown', UNNAMED_AGENT, EMPTY, ErrorReason.MalformedInput, `not an ingest subject: ${input.subject}`, fallbackTime);
+    return reject('unknown', UNNAMED_AGENT, EMPTY, ErrorReason.MalformedInput, `not an ingest subject: ${input.subject}`, fallbackTime);
   }
   const lane = address.lane;
-  const reject = (agent: string, entityKey: Uint8Array, reason: ErrorReason, detail: string, eventTimeMs: number): IngestDecision => rejectOn(lane, agent, entityKey, reason, detail, eventTimeMs);
-  const refuse = (agent: string, entityKey: Uint8Array, refusal: ElementRefusal, eventTimeMs: number): IngestDecision => rejectOn(lane, agent, entityKey, refusal.reason, refusal.detail, eventTimeMs);
   const admission = admitAgent(address.agent, agents);
   if ('refusal' in admission) {
     const named = /^[a-z][a-z0-9_-]{0,63}$/.test(address.agent) ? address.agent : UNNAMED_AGENT;
-    return refuse(named, keyIfReadable(address.token, header(HeaderName.Key), header(HeaderName.KeyEncoding)), admission.refusal, fallbackTime);
+    return refuse(lane, named, keyIfReadable(address.token, header(HeaderName.Key), header(HeaderName.KeyEncoding)), admission.refusal, fallbackTime);
   }
   const agent = admission.agent;
 
@@ -113,27 +111,27 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   if (keyHeader !== undefined) {
     const encoding = header(HeaderName.KeyEncoding);
     if (encoding !== undefined && encoding !== 'base64' && encoding !== 'utf-8') {
-      return reject(agent.name, EMPTY, ErrorReason.KeyInvalid, `unknown ${HeaderName.KeyEncoding} '${encoding}'`, fallbackTime);
+      return reject(lane, agent.name, EMPTY, ErrorReason.KeyInvalid, `unknown ${HeaderName.KeyEncoding} '${encoding}'`, fallbackTime);
     }
     // Text keys take the one canonical form (keyFromText: UTF-8 of NFC), as over HTTP and in the client.
     entityKey = encoding === 'base64' ? Buffer.from(keyHeader, 'base64') : keyFromText(keyHeader);
     const invalid = keyRefusal(entityKey, limits);
-    if (invalid !== undefined) return refuse(agent.name, EMPTY, invalid, fallbackTime);
+    if (invalid !== undefined) return refuse(lane, agent.name, EMPTY, invalid, fallbackTime);
     if (address.token !== '_' && address.token !== encodeKeyToken(entityKey)) {
-      return reject(agent.name, entityKey, ErrorReason.KeyInvalid, `subject token '${address.token}' does not match the ${HeaderName.Key} header (use '_' or the key's token)`, fallbackTime);
+      return reject(lane, agent.name, entityKey, ErrorReason.KeyInvalid, `subject token '${address.token}' does not match the ${HeaderName.Key} header (use '_' or the key's token)`, fallbackTime);
     }
   } else {
     try {
       entityKey = decodeKeyToken(address.token);
     } catch (error) {
-      return reject(agent.name, EMPTY, ErrorReason.KeyInvalid, (error as Error).message, fallbackTime);
+      return reject(lane, agent.name, EMPTY, ErrorReason.KeyInvalid, (error as Error).message, fallbackTime);
     }
     const invalid = keyRefusal(entityKey, limits);
-    if (invalid !== undefined) return refuse(agent.name, EMPTY, invalid, fallbackTime);
+    if (invalid !== undefined) return refuse(lane, agent.name, EMPTY, invalid, fallbackTime);
   }
 
   const tooLarge = payloadRefusal(input.data.length, limits);
-  if (tooLarge !== undefined) return refuse(agent.name, entityKey, tooLarge, fallbackTime);
+  if (tooLarge !== undefined) return refuse(lane, agent.name, entityKey, tooLarge, fallbackTime);
 
   // The activation clock is the server's stamp (the ingest stream's timestamp: fixed for the message,
   // so a redelivery decides identically). The publisher's claimed time is validated and carried as
@@ -143,7 +141,7 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   let clientTime: HeaderDoc[] = [];
   if (eventTime !== undefined) {
     if (!/^\d{1,16}$/.test(eventTime.trim()) || !Number.isSafeInteger(Number(eventTime.trim()))) {
-      return reject(agent.name, entityKey, ErrorReason.MalformedInput, `${HeaderName.EventTime} must be epoch milliseconds up to ${Number.MAX_SAFE_INTEGER}, got '${eventTime}'`, fallbackTime);
+      return reject(lane, agent.name, entityKey, ErrorReason.MalformedInput, `${HeaderName.EventTime} must be epoch milliseconds up to ${Number.MAX_SAFE_INTEGER}, got '${eventTime}'`, fallbackTime);
     }
     clientTime = [{ name: HeaderName.ClientTime, value: eventTime.trim() }];
   }
@@ -151,7 +149,7 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
   let payload: InboxPayload;
   if (address.lane === IngestLane.Events) {
     const refused = eventRefusal(agent, input.data);
-    if (refused !== undefined) return refuse(agent.name, entityKey, refused, eventTimeMs);
+    if (refused !== undefined) return refuse(lane, agent.name, entityKey, refused, eventTimeMs);
     payload = { kind: 'event', event: input.data };
     // Hot keys: events only, after every check (a refusal names the key the publisher used).
     if (agent.shards !== undefined) entityKey = shardKey(entityKey, agent.shards, input.data);
@@ -159,7 +157,7 @@ export function decideIngest(input: IngestInput, agents: ReadonlyMap<string, Age
     try {
       payload = decodeAnswer(address.lane, input.data, entityKey, header(HeaderName.ContentType));
     } catch (error) {
-      if (error instanceof AnswerBodyError) return reject(agent.name, entityKey, ErrorReason.MalformedInput, error.message, eventTimeMs);
+      if (error instanceof AnswerBodyError) return reject(lane, agent.name, entityKey, ErrorReason.MalformedInput, error.message, eventTimeMs);
       throw error;
     }
   }
@@ -200,6 +198,10 @@ function keyIfReadable(token: string, keyHeader: string | undefined, encoding: s
   }
 }
 
-function rejectOn(lane: IngestLane | 'unknown', agent: string, entityKey: Uint8Array, reason: ErrorReason, detail: string, eventTimeMs: number): IngestDecision {
+function reject(lane: IngestLane | 'unknown', agent: string, entityKey: Uint8Array, reason: ErrorReason, detail: string, eventTimeMs: number): IngestDecision {
   return { kind: 'reject', lane, agent, entityKey, reason, detail, eventTimeMs };
+}
+
+function refuse(lane: IngestLane, agent: string, entityKey: Uint8Array, refusal: ElementRefusal, eventTimeMs: number): IngestDecision {
+  return reject(lane, agent, entityKey, refusal.reason, refusal.detail, eventTimeMs);
 }

@@ -48,7 +48,7 @@ export function runActivation(handler: AgentHandler, ctx: StagingContext, option
   const overran = (): boolean => startedMs !== undefined && options.monotonicMs !== undefined && options.monotonicMs() - startedMs > timeoutMs;
   // One promise settled by whichever comes first, the handler or the timer (not a race of two
   // promises and an async wrapper: this runs for every activation). Whether the timeout aborted
-  // the attempt is kept here rather than asked of the controller (one closure read, per activation).
+  // the attempt is kept here, so the runner needs nothing of the controller but `abort`.
   let aborted = false;
   return new Promise<ActivationResult>((resolve) => {
     let settled = false;
