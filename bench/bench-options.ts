@@ -63,6 +63,8 @@ export interface BenchOptions {
   readonly bareKvInFlight: number;
   /** Runtime/baseline pairs of each throughput phase (A B A B …); the figure is the median pair's ratio. */
   readonly pairs: number;
+  /** Pairs of each run of the tracing dimension (its tracing-off reference and each ratio). */
+  readonly tracingPairs: number;
   /** Hold the run to `bench/targets.ts` and exit non-zero naming each target missed. */
   readonly check: boolean;
   /** Parent-based sampling ratios of the tracing dimension (no-op throughput with OTLP export to a local receiver); empty: not measured. */
@@ -150,7 +152,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--warmup-events <n>', 'unmeasured events before each throughput phase (default: 2 x K)', 'BENCH_WARMUP_EVENTS', undefined, nonNegativeInt))
     .addOption(numeric('--model-latency-ms <ms>', 'FakeLlm latency of the model agent', 'BENCH_MODEL_LATENCY_MS', 50, nonNegativeNumber))
     .addOption(numeric('--overhead-keys <n>', 'keys of the overhead phase (model agent, one event in flight per key)', 'BENCH_OVERHEAD_KEYS', 50))
-    .addOption(numeric('--overhead-events-per-key <n>', 'sequential events per key in the overhead phase', 'BENCH_OVERHEAD_EVENTS_PER_KEY', 24))
+    .addOption(numeric('--overhead-events-per-key <n>', 'sequential events per key in the overhead phase', 'BENCH_OVERHEAD_EVENTS_PER_KEY', 96))
     .addOption(numeric('--overhead-warmup-per-key <n>', 'unmeasured sequential events per key before it', 'BENCH_OVERHEAD_WARMUP_PER_KEY', 4, nonNegativeInt))
     .addOption(numeric('--unloaded-events <n>', 'sequential events of the unloaded no-op phase (one key, one in flight)', 'BENCH_UNLOADED_EVENTS', 1_000))
     .addOption(new Option('--phases <list>', `main phases to run (${PHASE_NAMES.join(', ')}), or 'none' (only the dimensions)`).env('BENCH_PHASES').argParser(phaseList).default([...PHASE_NAMES]))
@@ -167,6 +169,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--bare-kv-updates <n>', 'bare KV updates per live-keys row', 'BENCH_BARE_KV_UPDATES', 20_000))
     .addOption(numeric('--bare-kv-in-flight <n>', 'bare KV updates in flight', 'BENCH_BARE_KV_IN_FLIGHT', 64))
     .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 3))
+    .addOption(numeric('--tracing-pairs <n>', "pairs of the tracing dimension's reference and of each ratio", 'BENCH_TRACING_PAIRS', 5))
     .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
     .addOption(new Option('--tracing <ratios>', "sampling ratios of the tracing dimension (no-op throughput, OTLP to a local receiver), or 'none'").env('BENCH_TRACING').argParser(ratioList).default([0.1, 1]))
     .addOption(
@@ -207,6 +210,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     bareKvUpdates: number;
     bareKvInFlight: number;
     pairs: number;
+    tracingPairs: number;
     check: boolean;
     tracing: number[];
     memoryKeys: number[];
@@ -238,6 +242,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     bareKvUpdates: o.bareKvUpdates,
     bareKvInFlight: o.bareKvInFlight,
     pairs: o.pairs,
+    tracingPairs: o.tracingPairs,
     check: o.check,
     tracing: o.tracing,
     memoryKeys: o.memoryKeys,

@@ -121,7 +121,9 @@ export function needsEffector(plans: readonly PhasePlan[]): boolean {
  * keys spread evenly over all of them, one event each when N ≤ live keys), event i on key
  * i mod `keys`, the usual window in flight. Its warm-up uses other keys (`lw-…`), so the measured
  * events find their keys in the store, not in a service's cache: every measured event is then
- * its key's first since the services started.
+ * its key's first since the services started. Every run of the dimension is a fresh process, so
+ * the warm-up is at least one measured run's worth of events (decision 0082, as decision 0081
+ * does for the tracing dimension's restarts): the runs then compare warm code, not JIT warm-up.
  */
 export function planLiveKeysPhase(options: BenchOptions, liveKeys: number, keys: readonly string[]): PhasePlan {
   return {
@@ -130,7 +132,7 @@ export function planLiveKeysPhase(options: BenchOptions, liveKeys: number, keys:
     agent: NOOP_AGENT,
     keys,
     warmupKeys: keyTokens('lw', options.keys),
-    warmup: { kind: 'window', events: options.warmupEvents, window: options.window },
+    warmup: { kind: 'window', events: Math.max(options.warmupEvents, options.events), window: options.window },
     measured: { kind: 'window', events: options.events, window: options.window },
     modelLatencyMs: 0,
   };

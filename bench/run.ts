@@ -16,7 +16,8 @@
  *    activator processes, once they own the partitions as assigned, runs the no-op throughput phase.
  * 5. The live-keys dimension: for each count in `--live-keys` (ascending), make that many keys live
  *    in both state buckets, measure bare KV updates over them, then the no-op throughput phase of
- *    each system over them.
+ *    each system over them, as `--pairs` interleaved pairs of fresh processes, each run on keys of
+ *    its own (decision 0082).
  * 6. The memory dimension: for each count in `--memory-keys` (ascending), activate that many
  *    distinct keys on one runtime whose cache holds them all, and read the activator's RSS.
  * 7. The hops dimension (`--hops N`): a second nats-server that traces every protocol message;
@@ -65,7 +66,7 @@ import {
   type TracingRun,
 } from './report/bench-result.js';
 import { checkTargets, renderCheck } from './report/check-targets.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, spread } from './report/compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread } from './report/compare-systems.js';
 import { renderMarkdown } from './report/markdown-report.js';
 import { writeResults } from './report/write-results.js';
 import { startRuntimeSystem } from './runtime/runtime-system.js';
@@ -160,8 +161,8 @@ function phaseContext(bench: Bench, system: SystemUnderTest): PhaseContext {
 }
 
 /**
- * Runs `plan` as `--pairs` interleaved runtime/baseline pairs (variant `<prefix>r<n>`), each made
- * into a pair by `pairOf` and logged with `describe`.
+ * Runs `plan` as `count` (default `--pairs`) interleaved runtime/baseline pairs (variant
+ * `<prefix>r<n>`), each made into a pair by `pairOf` and logged with `describe`.
  */
 async function runInterleaved<P>(
   bench: Bench,
@@ -170,9 +171,10 @@ async function runInterleaved<P>(
   prefix: string,
   pairOf: (runtime: PhaseResult, baseline: PhaseResult) => P,
   describe: (pair: P) => string,
+  count = bench.options.pairs,
 ): Promise<P[]> {
   const pairs: P[] = [];
-  for (let r = 1; r <= bench.options.pairs; r += 1) {
+  for (let r = 1; r <= count; r += 1) {
     const variant = `${prefix}r${r}`;
     const runtime = await runPhase(phaseContext(bench, systems.runtime), { ...plan, variant });
     const baseline = await runPhase(phaseContext(bench, systems.baseline), { ...plan, variant });
@@ -184,8 +186,8 @@ async function runInterleaved<P>(
 }
 
 /** A throughput phase's pairs (see {@link runInterleaved}). */
-function runPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan, prefix = ''): Promise<ThroughputPair[]> {
-  return runInterleaved(bench, systems, plan, prefix, pairOf, (pair) => `runtime ÷ baseline ${pair.ratio.toFixed(3)}`);
+function runPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan, prefix = '', count = bench.options.pairs): Promise<ThroughputPair[]> {
+  return runInterleaved(bench, systems, plan, prefix, pairOf, (pair) => `runtime ÷ baseline ${pair.ratio.toFixed(3)}`, count);
 }
 
 /** A latency phase's pairs (see {@link runInterleaved}). */
@@ -285,7 +287,8 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   };
   log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension)');
   await restart({});
-  const referencePairs = await runPairs(bench, running, plan, 'toff-');
+  // `--tracing-pairs` (5 by default, decision 0082): one disturbed pair of three moved the cost by ten points.
+  const referencePairs = await runPairs(bench, running, plan, 'toff-', options.tracingPairs);
   const reference: TracingReference = { pairs: referencePairs, throughputRatio: median(referencePairs.map((p) => p.ratio)), spread: spread(referencePairs.map((p) => p.ratio)) };
   log(`tracing off, restarted: runtime ÷ baseline ${reference.throughputRatio.toFixed(3)}`);
   const sink = await startOtlpSink();
@@ -302,7 +305,7 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
         OTEL_TRACES_SAMPLER_ARG: String(ratio),
       });
       const before = sink.received();
-      const pairs = await runPairs(bench, running, plan, `t${ratio}-`);
+      const pairs = await runPairs(bench, running, plan, `t${ratio}-`, options.tracingPairs);
       const after = sink.received();
       const throughputRatio = median(pairs.map((p) => p.ratio));
       runs.push({
@@ -378,22 +381,34 @@ async function measureLiveKeys(bench: Bench): Promise<LiveKeysRow[]> {
     log(`live keys ${liveKeys.toLocaleString('en-US')}: written in ${(prepopulateMs / 1_000).toFixed(1)} s; bare KV updates, ${options.bareKvInFlight} in flight`);
     const bare = await bareKvUpdates(baselineStore, liveKeys, revisions, options.bareKvUpdates, options.bareKvInFlight, liveKeys);
     log(`live keys ${liveKeys.toLocaleString('en-US')}: bare KV ${bare.perSecond.toFixed(0)} updates/s (${bare.rereads} re-read)`);
-    const touched = spreadIndices(options.events, liveKeys);
-    const keys = touched.map(liveKeyToken);
-    const plan = planLiveKeysPhase(options, liveKeys, keys);
-    const measured: Partial<Record<SystemName, PhaseResult>> = {};
-    for (const name of runs) {
-      measured[name] = await withSystem(bench, name, { activators: 1, effector: false }, [plan], (_system, [phase]) => Promise.resolve(phase));
+    // `--pairs` interleaved runs of each system (runtime, baseline, runtime, …), each on a fresh
+    // process and on keys no other run of the row touched (decision 0082).
+    const runsOf: Record<SystemName, PhaseResult[]> = { runtime: [], baseline: [] };
+    const touched: number[] = [];
+    for (let r = 0; r < options.pairs; r += 1) {
+      const indices = spreadIndices(options.events, liveKeys, r);
+      touched.push(...indices);
+      const plan = { ...planLiveKeysPhase(options, liveKeys, indices.map(liveKeyToken)), variant: `lk${liveKeys}r${r + 1}` };
+      for (const name of runs) {
+        runsOf[name].push(await withSystem(bench, name, { activators: 1, effector: false }, [plan], (_system, [phase]) => Promise.resolve(phase as PhaseResult)));
+      }
     }
-    if (stores.baseline !== undefined) await refreshRevisions(baselineStore, touched, revisions);
-    rows.push({
+    if (stores.baseline !== undefined) await refreshRevisions(baselineStore, [...new Set(touched)], revisions);
+    const pairs = runsOf.runtime.length > 0 && runsOf.baseline.length > 0 ? runsOf.runtime.map((runtime, i) => pairOf(runtime, runsOf.baseline[i] as PhaseResult)) : [];
+    const medianRun = (results: readonly PhaseResult[]): PhaseResult | undefined => medianPairBy(results, (p) => p.throughput.steadyPerSecond);
+    const row: LiveKeysRow = {
       liveKeys,
       prepopulated,
       prepopulateMs,
       bareKv: { updates: options.bareKvUpdates, inFlight: options.bareKvInFlight, perSecond: bare.perSecond },
-      runtime: measured.runtime,
-      baseline: measured.baseline,
-    });
+      runtime: medianRun(runsOf.runtime),
+      baseline: medianRun(runsOf.baseline),
+      runs: runsOf,
+      ratio: median(pairs.map((p) => p.ratio)),
+      spread: spread(pairs.map((p) => p.ratio)),
+    };
+    log(`live keys ${liveKeys.toLocaleString('en-US')}: runtime ${row.runtime?.throughput.steadyPerSecond.toFixed(0) ?? '–'}/s, baseline ${row.baseline?.throughput.steadyPerSecond.toFixed(0) ?? '–'}/s (median runs); runtime ÷ baseline ${row.ratio.toFixed(3)} (spread ${(row.spread * 100).toFixed(0)} %)`);
+    rows.push(row);
   }
   return rows;
 }

@@ -58,7 +58,7 @@ export const TARGETS: readonly BenchTarget[] = [
   { id: 'tracing-cost-10pct', figure: 'throughput cost of tracing at a 10 % parent-based sampling ratio', bound: 'max', limit: 0.1, unit: 'share', measure: (r) => r.tracing.find((t) => t.ratio === 0.1)?.cost },
   {
     id: 'live-keys-1m',
-    figure: 'runtime no-op throughput at 1,000,000 live keys ÷ at 1,000',
+    figure: 'runtime no-op throughput at 1,000,000 live keys ÷ at 1,000 (median runs)',
     bound: 'min',
     limit: 0.8,
     unit: 'ratio',

@@ -26,10 +26,15 @@ export function liveKeyToken(index: number): string {
 /**
  * `count` indices spread evenly over `0..total-1` (all of them when `count ≥ total`), ascending:
  * the live keys a measured run touches, one event each, from every region of the key space.
+ * `shift` moves every index by `shift` modulo the stride (`⌊total ÷ count⌋`), so the runs of one
+ * row (shifts 0, 1, 2, …) touch disjoint keys while the stride allows it. Disjoint matters: a
+ * key a run touched was rewritten at the stream's tail, and a later run reading it would find it
+ * in a block the store has just had in memory, not where a key untouched since it was written lies.
  */
-export function spreadIndices(count: number, total: number): number[] {
+export function spreadIndices(count: number, total: number, shift = 0): number[] {
   if (count >= total) return Array.from({ length: total }, (_, i) => i);
-  return Array.from({ length: count }, (_, j) => Math.floor((j * total) / count));
+  const offset = shift % Math.floor(total / count);
+  return Array.from({ length: count }, (_, j) => Math.floor((j * total) / count) + offset);
 }
 
 /** Where keys are made live. */

@@ -136,8 +136,17 @@ export interface LiveKeysRow {
   readonly prepopulateMs: number;
   /** Bare `kv.update` at cached revisions of random live keys, `inFlight` at a time, from the load generator (no streams, no services). */
   readonly bareKv: { readonly updates: number; readonly inFlight: number; readonly perSecond: number };
+  /**
+   * Each system's run with the median throughput of its `--pairs` runs (each on a fresh process,
+   * on keys no other run of the row touched): the figure of the row, and of the live-keys target.
+   */
   readonly runtime: PhaseResult | undefined;
   readonly baseline: PhaseResult | undefined;
+  /** Every run of each system, in run order; the i-th runs of the two systems are a pair. */
+  readonly runs: { readonly runtime: readonly PhaseResult[]; readonly baseline: readonly PhaseResult[] };
+  /** Median of the pairs' ratios (runtime ÷ baseline), and their spread; NaN without pairs. */
+  readonly ratio: number;
+  readonly spread: number;
 }
 
 /** The no-op throughput phase of the runtime with tracing on, paired with the baseline like the main phases. */

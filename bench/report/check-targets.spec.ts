@@ -39,6 +39,19 @@ describe('checkTargets', () => {
     expect(renderCheck(check).at(-1)).toMatch(/^noisy ratios/);
   });
 
+  it('names a live-keys row whose pairs disagree by more than 15 %', () => {
+    const row = (liveKeys: number, spread: number) => ({ liveKeys, spread, ratio: 1, runs: { runtime: [], baseline: [] } });
+    const check = checkTargets({ ...result(comparison()), liveKeys: [row(1_000, 0.1), row(1_000_000, 0.31)] } as unknown as BenchResult, [ratioTarget]);
+    expect(check.noisy).toEqual(['live keys 1000000 (spread 31 %)']);
+  });
+
+  it('reads the live-keys target off each row\'s median runtime run', () => {
+    const live = TARGETS.find((t) => t.id === 'live-keys-1m');
+    const row = (liveKeys: number, perSecond: number) => ({ liveKeys, runtime: { throughput: { steadyPerSecond: perSecond } } });
+    const value = live?.measure({ ...result(undefined), liveKeys: [row(1_000, 5_000), row(1_000_000, 4_100)] } as unknown as BenchResult);
+    expect(value).toBeCloseTo(0.82, 5);
+  });
+
   it('keeps every issue-10 target in one table with a unique id', () => {
     const ids = TARGETS.map((t) => t.id);
     expect(new Set(ids).size).toBe(ids.length);

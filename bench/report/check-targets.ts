@@ -33,6 +33,7 @@ export function checkTargets(result: BenchResult, targets: readonly BenchTarget[
     .filter(([, s]) => s !== undefined && s > NOISY_SPREAD)
     .map(([name, s]) => `${name} (spread ${((s ?? 0) * 100).toFixed(0)} %)`);
   for (const t of result.tracing) if (t.spread > NOISY_SPREAD) noisy.push(`tracing ${t.ratio} (spread ${(t.spread * 100).toFixed(0)} %)`);
+  for (const row of result.liveKeys) if (row.spread > NOISY_SPREAD) noisy.push(`live keys ${row.liveKeys} (spread ${(row.spread * 100).toFixed(0)} %)`);
   return { verdicts, missed: verdicts.filter((v) => !v.met), noisy };
 }
 

@@ -224,7 +224,7 @@ export function renderMarkdown(result: BenchResult, check?: TargetCheck): string
         `stored state of one key after the run: ${state || '–'}.`,
     );
   }
-  const extra = [...result.activators.map((r) => r.phase), ...result.liveKeys.flatMap((r) => [r.runtime, r.baseline].filter((p) => p !== undefined))];
+  const extra = [...result.activators.map((r) => r.phase), ...result.liveKeys.flatMap((r) => [...r.runs.runtime, ...r.runs.baseline])];
   if (extra.length > 0) {
     const sum = (f: (p: PhaseResult) => number): number => extra.reduce((a, p) => a + f(p), 0);
     out.push(
@@ -244,7 +244,7 @@ function tracingSection(result: BenchResult): string[] {
     '## Tracing',
     '',
     'No-op throughput with the runtime restarted exporting spans over OTLP/HTTP (protobuf, batched) to a local receiver in the load generator, parent-based ratio sampler, ' +
-      'paired with the baseline as above. The reference is the runtime restarted the same way with tracing off, measured first: ' +
+      `paired with the baseline as above, in ${result.options.tracingPairs} pairs per run. The reference is the runtime restarted the same way with tracing off, measured first: ` +
       `runtime ÷ baseline ${fmt(reference?.throughputRatio, 2)} (pairs ${reference?.pairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}). ` +
       'Cost = 1 − (traced ratio ÷ reference ratio). ' +
       `Tracing off in the main phases (the rows above, a runtime warmed by them): runtime ÷ baseline ${fmt(off, 2)}, which is also the whole cost of the runtime with tracing off against bare JetStream.`,
@@ -341,17 +341,19 @@ function liveKeysSection(result: BenchResult): string[] {
     `Every key below has state in the store (runtime: a real encoded actor document; baseline: a 512-byte value), written straight into the buckets before the row. ` +
       `Bare KV = ${int(o.bareKvUpdates)} revision-checked \`kv.update\`s of random live keys, ${o.bareKvInFlight} in flight, from the load generator (the store alone). ` +
       `Systems = the no-op throughput phase (N = ${int(o.events)}, ${int(o.window)} in flight) on min(N, live keys) live keys spread over all of them, ` +
-      'each event its key\'s first since the services started (warm-up on other keys).',
+      `each event its key's first since the services started (warm-up: max(N, ${int(o.warmupEvents)}) events on other keys). ` +
+      `Each row runs ${o.pairs} interleaved pairs, every run a fresh process on keys no other run of the row touched (while there are enough keys); ` +
+      'a system\'s figure is its median run, runtime ÷ baseline the median pair\'s ratio (spread as above).',
     '',
-    '| live keys | written (keys, s) | bare KV updates/s | runtime activations/s | baseline activations/s | runtime ÷ baseline | runtime p50 ms | p99 | baseline p50 ms | p99 | other processes (cores, runtime / baseline) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| live keys | written (keys, s) | bare KV updates/s | runtime activations/s | baseline activations/s | runtime ÷ baseline | spread | runtime p50 ms | p99 | baseline p50 ms | p99 | other processes (cores, runtime / baseline) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of result.liveKeys) {
     const r = row.runtime;
     const b = row.baseline;
-    const ratio = r !== undefined && b !== undefined ? r.throughput.steadyPerSecond / b.throughput.steadyPerSecond : undefined;
+    const spreadCell = Number.isNaN(row.spread) ? '–' : `${fmt(row.spread * 100, 0)} %${row.spread > NOISY_SPREAD ? ' **noisy**' : ''}`;
     out.push(
-      `| ${int(row.liveKeys)} | ${int(row.prepopulated)}, ${fmt(row.prepopulateMs / 1_000)} | ${int(row.bareKv.perSecond)} | ${int(r?.throughput.steadyPerSecond)} | ${int(b?.throughput.steadyPerSecond)} | ${fmt(ratio, 2)} | ` +
+      `| ${int(row.liveKeys)} | ${int(row.prepopulated)}, ${fmt(row.prepopulateMs / 1_000)} | ${int(row.bareKv.perSecond)} | ${int(r?.throughput.steadyPerSecond)} | ${int(b?.throughput.steadyPerSecond)} | ${fmt(Number.isNaN(row.ratio) ? undefined : row.ratio, 2)} | ${spreadCell} | ` +
         `${fmt(r?.latencyMs.p50)} | ${fmt(r?.latencyMs.p99)} | ${fmt(b?.latencyMs.p50)} | ${fmt(b?.latencyMs.p99)} | ${fmt(r?.otherCores, 2)} / ${fmt(b?.otherCores, 2)} |`,
     );
   }
