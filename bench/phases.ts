@@ -28,6 +28,14 @@ export interface PhasePlan {
   readonly modelLatencyMs: number;
 }
 
+/**
+ * The pace of `model-low-concurrency`'s keys, in model latencies: each key's next event is due
+ * 1.5 model latencies after its previous one was (75 ms at the default 50 ms), so a key whose
+ * activation took up to half a model latency more than the model call waits for its slot, and
+ * one a pause delayed catches up within a few cycles (decision 0082).
+ */
+export const MODEL_LOW_PACE = 1.5;
+
 /** Key tokens `<prefix>-00000`…; subject-safe, so the token is the key. */
 export function keyTokens(prefix: string, count: number): string[] {
   const width = String(Math.max(0, count - 1)).length;
@@ -43,7 +51,9 @@ export function keyTokens(prefix: string, count: number): string[] {
  * - `model-low-concurrency`: model agent, a modest number of keys, one event in flight per key:
  *   overhead = latency − model latency, with little queueing. The keys start spread evenly over
  *   one model latency (decision 0080): started together, they would stay in step and every cycle
- *   would offer all of them in the same millisecond.
+ *   would offer all of them in the same millisecond. Each key's events are due every
+ *   {@link MODEL_LOW_PACE} model latencies from its start (decision 0082), so the spread lasts:
+ *   a closed loop falls back into step after the first pause that delays several keys at once.
  * - `roundtrip-unloaded`: round-trip agent (intent → effector → result → resume), one key, one
  *   event in flight in the whole system: the latency floor of the whole loop.
  * - `roundtrip-low-concurrency`: round-trip agent, the overhead phase's keys and events, one in
@@ -79,8 +89,8 @@ export function planPhases(options: BenchOptions): PhasePlan[] {
       phase: 'model-low-concurrency',
       agent: MODEL_AGENT,
       keys: lowKeys,
-      warmup: { kind: 'per-key', eventsPerKey: options.overheadWarmupPerKey, startSpreadMs: options.modelLatencyMs },
-      measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey, startSpreadMs: options.modelLatencyMs },
+      warmup: { kind: 'per-key', eventsPerKey: options.overheadWarmupPerKey, startSpreadMs: options.modelLatencyMs, paceMs: MODEL_LOW_PACE * options.modelLatencyMs },
+      measured: { kind: 'per-key', eventsPerKey: options.overheadEventsPerKey, startSpreadMs: options.modelLatencyMs, paceMs: MODEL_LOW_PACE * options.modelLatencyMs },
       modelLatencyMs: options.modelLatencyMs,
     },
     {

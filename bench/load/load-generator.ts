@@ -10,7 +10,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { SystemUnderTest } from '../system-under-test.js';
 import { decodeEventId, encodeEvent } from './event-id.js';
-import { startOffsetsMs } from './start-offsets.js';
+import { pacedDelayMs, startOffsetsMs } from './start-offsets.js';
 
 /**
  * How events are offered.
@@ -21,11 +21,14 @@ import { startOffsetsMs } from './start-offsets.js';
  *   for the output, publish the next): one event in flight per key, so latency is not queueing.
  *   Key `i` starts `i × startSpreadMs ÷ K` after the first (default 0: all at once). Each key's
  *   loop then keeps its offset, so a spread of one cycle (the model latency) offers the keys'
- *   events evenly through it instead of as one burst per cycle (docs/decisions/0080).
+ *   events evenly through it instead of as one burst per cycle (docs/decisions/0080). With
+ *   `paceMs`, key `i`'s event `n` is due `offset + n × paceMs` after the first publish and goes
+ *   when due or when its predecessor's output arrives, whichever is later (`pacedDelayMs`,
+ *   decision 0082): the offsets then last the whole run instead of decaying after a pause.
  */
 export type LoadShape =
   | { readonly kind: 'window'; readonly events: number; readonly window: number }
-  | { readonly kind: 'per-key'; readonly eventsPerKey: number; readonly startSpreadMs?: number };
+  | { readonly kind: 'per-key'; readonly eventsPerKey: number; readonly startSpreadMs?: number; readonly paceMs?: number };
 
 /** One load run. */
 export interface LoadSpec {
@@ -79,7 +82,16 @@ export async function runLoad(nc: NatsConnection, js: JetStreamClient, system: S
   let nextWindowEvent = 0;
   let origin = 0;
   let lastProgressAt = 0;
-  const startTimers: ReturnType<typeof setTimeout>[] = [];
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const publishLater = (delayMs: number, index: number): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      publish(index);
+    }, delayMs);
+    timers.add(timer);
+  };
+  const offsetsMs = spec.shape.kind === 'per-key' ? startOffsetsMs(keyCount, spec.shape.startSpreadMs ?? 0) : [];
+  const paceMs = spec.shape.kind === 'per-key' ? (spec.shape.paceMs ?? 0) : 0;
 
   let settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
   const finished = new Promise<void>((resolve, reject) => {
@@ -135,7 +147,9 @@ export async function runLoad(nc: NatsConnection, js: JetStreamClient, system: S
     if (spec.shape.kind === 'window') {
       if (nextWindowEvent < total) publish(nextWindowEvent++);
     } else if (id.seq + 1 < spec.shape.eventsPerKey) {
-      publish(index + keyCount);
+      const delayMs = pacedDelayMs(offsetsMs[id.keyIndex] as number, id.seq + 1, paceMs, now - origin);
+      if (delayMs <= 0) publish(index + keyCount);
+      else publishLater(delayMs, index + keyCount);
     }
   };
 
@@ -183,16 +197,16 @@ export async function runLoad(nc: NatsConnection, js: JetStreamClient, system: S
       const initial = Math.min(spec.shape.window, total);
       for (nextWindowEvent = 0; nextWindowEvent < initial; nextWindowEvent += 1) publish(nextWindowEvent);
     } else if (spec.shape.eventsPerKey > 0) {
-      for (const [keyIndex, offsetMs] of startOffsetsMs(keyCount, spec.shape.startSpreadMs ?? 0).entries()) {
+      for (const [keyIndex, offsetMs] of offsetsMs.entries()) {
         if (offsetMs === 0) publish(keyIndex);
-        else startTimers.push(setTimeout(publish, offsetMs, keyIndex));
+        else publishLater(offsetMs, keyIndex);
       }
     }
     if (total === 0) settle?.resolve();
     await Promise.race([finished, system.failure]);
   } finally {
     clearInterval(watchdog);
-    for (const timer of startTimers) clearTimeout(timer);
+    for (const timer of timers) clearTimeout(timer);
     for (const sub of subscriptions) sub.unsubscribe();
   }
 

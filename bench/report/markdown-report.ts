@@ -3,6 +3,7 @@
  * printed): conditions first, then throughput, latency and overhead against the budgets, CPU
  * per event, and the correctness counters.
  */
+import { MODEL_LOW_PACE } from '../phases.js';
 import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
 
@@ -54,7 +55,7 @@ function conditions(result: BenchResult): string[] {
       `closed loop with ${int(o.window)} in flight, after ${int(o.warmupEvents)} warm-up events. ` +
       `Unloaded phase: ${int(o.unloadedEvents)} sequential events on one key. ` +
       `Overhead phase: ${int(o.overheadKeys)} keys × ${int(o.overheadEventsPerKey)} sequential events (one in flight per key, ` +
-      `${int(o.overheadWarmupPerKey)} warm-up each; the model agent's keys start spread over one model latency). Model latency ${o.modelLatencyMs} ms (FakeLlm timer). ` +
+      `${int(o.overheadWarmupPerKey)} warm-up each; the model agent's keys start spread over one model latency, and each key's next event is due ${MODEL_LOW_PACE} model latencies after its previous one, or goes when its output arrives if later). Model latency ${o.modelLatencyMs} ms (FakeLlm timer). ` +
       `Runtime partitions: ${runtime?.partitions ?? '–'}; baseline inbox consumers: ${baseline?.partitions ?? '–'}.`,
   ];
   const experiments = [
