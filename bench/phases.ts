@@ -10,6 +10,7 @@ import type { BenchOptions } from './bench-options.js';
 import { startCpuMeter, type CpuParticipant } from './infra/process-cpu.js';
 import { storedBetween, streamLastSeqs } from './infra/stream-writes.js';
 import { runLoad, type LoadShape } from './load/load-generator.js';
+import { MODEL_LOW_PACE } from './load/start-offsets.js';
 import type { PhaseName, PhaseResult } from './report/bench-result.js';
 import { summarizeLatency, summarizeThroughput } from './stats/summaries.js';
 import type { SystemUnderTest } from './system-under-test.js';
@@ -27,14 +28,6 @@ export interface PhasePlan {
   readonly measured: LoadShape;
   readonly modelLatencyMs: number;
 }
-
-/**
- * The pace of `model-low-concurrency`'s keys, in model latencies: each key's next event is due
- * 1.5 model latencies after its previous one was (75 ms at the default 50 ms), so a key whose
- * activation took up to half a model latency more than the model call waits for its slot, and
- * one a pause delayed catches up within a few cycles (decision 0082).
- */
-export const MODEL_LOW_PACE = 1.5;
 
 /** Key tokens `<prefix>-00000`…; subject-safe, so the token is the key. */
 export function keyTokens(prefix: string, count: number): string[] {

@@ -390,7 +390,12 @@ async function measureLiveKeys(bench: Bench): Promise<LiveKeysRow[]> {
       touched.push(...indices);
       const plan = { ...planLiveKeysPhase(options, liveKeys, indices.map(liveKeyToken)), variant: `lk${liveKeys}r${r + 1}` };
       for (const name of runs) {
-        runsOf[name].push(await withSystem(bench, name, { activators: 1, effector: false }, [plan], (_system, [phase]) => Promise.resolve(phase as PhaseResult)));
+        runsOf[name].push(
+          await withSystem(bench, name, { activators: 1, effector: false }, [plan], async (_system, [phase]) => {
+            if (phase === undefined) throw new Error(`the live-keys phase (${plan.variant}) did not run`);
+            return phase;
+          }),
+        );
       }
     }
     if (stores.baseline !== undefined) await refreshRevisions(baselineStore, [...new Set(touched)], revisions);

@@ -35,3 +35,11 @@ export function pacedDelayMs(offsetMs: number, seq: number, paceMs: number, elap
   if (paceMs === 0) return 0;
   return Math.max(0, offsetMs + seq * paceMs - elapsedMs);
 }
+
+/**
+ * The pace of `model-low-concurrency`'s keys, in model latencies: each key's next event is due
+ * 1.5 model latencies after its previous one was (75 ms at the default 50 ms), so a key whose
+ * activation took up to half a model latency more than the model call waits for its slot, and
+ * one a pause delayed catches up within a few cycles (decision 0082).
+ */
+export const MODEL_LOW_PACE = 1.5;

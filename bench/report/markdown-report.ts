@@ -3,7 +3,7 @@
  * printed): conditions first, then throughput, latency and overhead against the budgets, CPU
  * per event, and the correctness counters.
  */
-import { MODEL_LOW_PACE } from '../phases.js';
+import { MODEL_LOW_PACE } from '../load/start-offsets.js';
 import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
 
