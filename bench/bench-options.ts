@@ -61,8 +61,10 @@ export interface BenchOptions {
   readonly bareKvUpdates: number;
   /** Bare KV updates in flight. */
   readonly bareKvInFlight: number;
-  /** Runtime/baseline pairs of each throughput phase (A B A B …); the figure is the median pair's ratio. */
+  /** Runtime/baseline pairs of each throughput and latency phase (A B A B …); the figure is the median pair's ratio. */
   readonly pairs: number;
+  /** Pairs of fresh runs of each live-keys row (each on keys no other run of the row touched). */
+  readonly liveKeysPairs: number;
   /** Pairs of each run of the tracing dimension (its tracing-off reference and each ratio). */
   readonly tracingPairs: number;
   /** Hold the run to `bench/targets.ts` and exit non-zero naming each target missed. */
@@ -168,7 +170,8 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(new Option('--live-keys <list>', "live-key counts of the live-keys dimension (ascending; keys stay live), or 'none'").env('BENCH_LIVE_KEYS').argParser(countList).default([1_000, 100_000]))
     .addOption(numeric('--bare-kv-updates <n>', 'bare KV updates per live-keys row', 'BENCH_BARE_KV_UPDATES', 20_000))
     .addOption(numeric('--bare-kv-in-flight <n>', 'bare KV updates in flight', 'BENCH_BARE_KV_IN_FLIGHT', 64))
-    .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 3))
+    .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput and latency phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 5))
+    .addOption(numeric('--live-keys-pairs <n>', 'runtime/baseline pairs of fresh runs of each live-keys row', 'BENCH_LIVE_KEYS_PAIRS', 3))
     .addOption(numeric('--tracing-pairs <n>', "pairs of the tracing dimension's reference and of each ratio", 'BENCH_TRACING_PAIRS', 5))
     .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
     .addOption(new Option('--tracing <ratios>', "sampling ratios of the tracing dimension (no-op throughput, OTLP to a local receiver), or 'none'").env('BENCH_TRACING').argParser(ratioList).default([0.1, 1]))
@@ -210,6 +213,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     bareKvUpdates: number;
     bareKvInFlight: number;
     pairs: number;
+    liveKeysPairs: number;
     tracingPairs: number;
     check: boolean;
     tracing: number[];
@@ -242,6 +246,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     bareKvUpdates: o.bareKvUpdates,
     bareKvInFlight: o.bareKvInFlight,
     pairs: o.pairs,
+    liveKeysPairs: o.liveKeysPairs,
     tracingPairs: o.tracingPairs,
     check: o.check,
     tracing: o.tracing,

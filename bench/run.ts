@@ -42,6 +42,7 @@ import { MODEL_AGENT, NOOP_AGENT, TOOL_AGENT } from './agents/bench-agents.js';
 import { startBaselineSystem } from './baseline/baseline-system.js';
 import { BaselineNames } from './baseline/baseline-topology.js';
 import { parseBenchOptions, type BenchOptions } from './bench-options.js';
+import { describeCoreSpeeds, measureCoreSpeeds } from './infra/core-speeds.js';
 import { machineFacts } from './infra/machine-facts.js';
 import { startNatsServer, type BenchNatsServer } from './infra/nats-server.js';
 import { hopRows } from './report/hop-timeline.js';
@@ -381,11 +382,11 @@ async function measureLiveKeys(bench: Bench): Promise<LiveKeysRow[]> {
     log(`live keys ${liveKeys.toLocaleString('en-US')}: written in ${(prepopulateMs / 1_000).toFixed(1)} s; bare KV updates, ${options.bareKvInFlight} in flight`);
     const bare = await bareKvUpdates(baselineStore, liveKeys, revisions, options.bareKvUpdates, options.bareKvInFlight, liveKeys);
     log(`live keys ${liveKeys.toLocaleString('en-US')}: bare KV ${bare.perSecond.toFixed(0)} updates/s (${bare.rereads} re-read)`);
-    // `--pairs` interleaved runs of each system (runtime, baseline, runtime, …), each on a fresh
-    // process and on keys no other run of the row touched (decision 0082).
+    // `--live-keys-pairs` interleaved runs of each system (runtime, baseline, runtime, …), each on a
+    // fresh process and on keys no other run of the row touched (decision 0082).
     const runsOf: Record<SystemName, PhaseResult[]> = { runtime: [], baseline: [] };
     const touched: number[] = [];
-    for (let r = 0; r < options.pairs; r += 1) {
+    for (let r = 0; r < options.liveKeysPairs; r += 1) {
       const indices = spreadIndices(options.events, liveKeys, r);
       touched.push(...indices);
       const plan = { ...planLiveKeysPhase(options, liveKeys, indices.map(liveKeyToken)), variant: `lk${liveKeys}r${r + 1}` };
@@ -518,6 +519,9 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const machine = machineFacts(REPO_ROOT);
   log(`${machine.cpuModel} × ${machine.cores}, Node ${machine.node}, nats-server ${machine.natsServer}`);
+  // Before anything of the run is started: each core's speed (decision 0083).
+  const startSpeeds = await measureCoreSpeeds(machine.cores);
+  log(`core speeds at start: ${startSpeeds === undefined ? 'not measured' : describeCoreSpeeds(startSpeeds)}`);
   const server = await startNatsServer();
   log(`private nats-server at ${server.url} (store ${server.dir})`);
   const nc = await connect({ servers: server.url, name: 'bench-load-generator' });
@@ -548,6 +552,8 @@ async function main(): Promise<void> {
     await server.stop();
   }
   const [hops] = await dimension('hops', async () => [await measureHops(options)]);
+  const endSpeeds = await measureCoreSpeeds(machine.cores);
+  log(`core speeds at end: ${endSpeeds === undefined ? 'not measured' : describeCoreSpeeds(endSpeeds)}`);
 
   const runtime = main.systems.find((s) => s.system === 'runtime');
   const baseline = main.systems.find((s) => s.system === 'baseline');
@@ -568,6 +574,7 @@ async function main(): Promise<void> {
     memory,
     hops,
     failures,
+    coreSpeeds: { start: startSpeeds, end: endSpeeds },
   };
   const check = options.check ? checkTargets(result) : undefined;
   const markdown = renderMarkdown(result, check);

@@ -3,6 +3,7 @@
  * on and the options it ran with, so a figure can always be traced back to its conditions.
  */
 import type { BenchOptions } from '../bench-options.js';
+import type { CoreSpeeds } from '../infra/core-speeds.js';
 import type { MachineFacts } from '../infra/machine-facts.js';
 import type { LoadShape } from '../load/load-generator.js';
 import type { LatencySummary, ThroughputSummary } from '../stats/summaries.js';
@@ -226,4 +227,9 @@ export interface BenchResult {
   readonly hops: HopsRun | undefined;
   /** Dimensions that failed (`<dimension>: <first line of the error>`); the run exits non-zero. */
   readonly failures: readonly string[];
+  /**
+   * Each core's speed before the run started anything and after it stopped everything
+   * (`undefined`: could not be measured). Uneven cores are named in the report and the check.
+   */
+  readonly coreSpeeds: { readonly start: CoreSpeeds | undefined; readonly end: CoreSpeeds | undefined };
 }

@@ -7,7 +7,7 @@ import { checkTargets, renderCheck } from './check-targets.js';
 const comparison = (over: Partial<Comparison> = {}): Comparison => ({ throughputRatio: {}, throughputPairs: {}, throughputSpread: {}, cpuRatio: {}, latencyDeltaMs: {}, latencyRatioP50: {}, ...over });
 
 /** A result holding only a comparison (every other dimension empty). */
-const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, tracing: [], memory: [], failures: [] }) as unknown as BenchResult;
+const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, tracing: [], memory: [], failures: [], coreSpeeds: { start: undefined, end: undefined } }) as unknown as BenchResult;
 
 const ratioTarget: BenchTarget = { id: 'noop', figure: 'no-op ratio', bound: 'min', limit: 0.8, unit: 'ratio', measure: (r) => r.comparison?.throughputRatio['noop-throughput'] };
 const cpuTarget: BenchTarget = { id: 'cpu', figure: 'cpu ratio', bound: 'max', limit: 1.5, unit: 'ratio', measure: (r) => r.comparison?.cpuRatio.activator };
@@ -50,6 +50,16 @@ describe('checkTargets', () => {
     const row = (liveKeys: number, perSecond: number) => ({ liveKeys, runtime: { throughput: { steadyPerSecond: perSecond } } });
     const value = live?.measure({ ...result(undefined), liveKeys: [row(1_000, 5_000), row(1_000_000, 4_100)] } as unknown as BenchResult);
     expect(value).toBeCloseTo(0.82, 5);
+  });
+
+  it('names uneven cores, at start or at end, and says nothing of even or unmeasured ones', () => {
+    const speeds = (perCore: number[]) => ({ perCore, fastestOverSlowest: Math.max(...perCore) / Math.min(...perCore) });
+    const withSpeeds = (start: ReturnType<typeof speeds> | undefined, end: ReturnType<typeof speeds> | undefined): BenchResult => ({ ...result(comparison()), coreSpeeds: { start, end } }) as BenchResult;
+    const uneven = checkTargets(withSpeeds(speeds([100, 100]), speeds([160, 100])), [ratioTarget]);
+    expect(uneven.unevenCores).toBe('uneven cores: the same loop pinned to each core ran fastest ÷ slowest 1.00 at start, 1.60 at end');
+    expect(renderCheck(uneven).at(-1)).toBe(uneven.unevenCores);
+    expect(checkTargets(withSpeeds(speeds([100, 110]), undefined), [ratioTarget]).unevenCores).toBeUndefined();
+    expect(checkTargets(withSpeeds(undefined, undefined), [ratioTarget]).unevenCores).toBeUndefined();
   });
 
   it('keeps every issue-10 target in one table with a unique id', () => {

@@ -2,8 +2,10 @@
  * `npm run bench -- --check`: holds a run to {@link TARGETS} and names every target missed,
  * including those the run did not measure (a partial run cannot pass). Ratios whose pairs
  * disagree by more than {@link NOISY_SPREAD} are named too: a pass or a miss there may be noise.
+ * So are uneven cores ({@link UNEVEN_CORES}), the machine's share of that noise.
  */
 import { TARGETS, type BenchTarget } from '../targets.js';
+import { UNEVEN_CORES } from '../infra/core-speeds.js';
 import { NOISY_SPREAD, type BenchResult } from './bench-result.js';
 
 /** One target's verdict. */
@@ -20,6 +22,8 @@ export interface TargetCheck {
   readonly missed: readonly TargetVerdict[];
   /** Throughput phases whose pair ratios spread beyond {@link NOISY_SPREAD}. */
   readonly noisy: readonly string[];
+  /** The machine's cores ran the same loop at speeds more than {@link UNEVEN_CORES} apart (start or end): why pairs disagree. */
+  readonly unevenCores: string | undefined;
 }
 
 /** Holds `result` to `targets` (all of {@link TARGETS} by default). */
@@ -34,7 +38,15 @@ export function checkTargets(result: BenchResult, targets: readonly BenchTarget[
     .map(([name, s]) => `${name} (spread ${((s ?? 0) * 100).toFixed(0)} %)`);
   for (const t of result.tracing) if (t.spread > NOISY_SPREAD) noisy.push(`tracing ${t.ratio} (spread ${(t.spread * 100).toFixed(0)} %)`);
   for (const row of result.liveKeys) if (row.spread > NOISY_SPREAD) noisy.push(`live keys ${row.liveKeys} (spread ${(row.spread * 100).toFixed(0)} %)`);
-  return { verdicts, missed: verdicts.filter((v) => !v.met), noisy };
+  return { verdicts, missed: verdicts.filter((v) => !v.met), noisy, unevenCores: unevenCores(result) };
+}
+
+function unevenCores(result: BenchResult): string | undefined {
+  const { start, end } = result.coreSpeeds;
+  const ratios = [start, end].map((s) => s?.fastestOverSlowest);
+  if (!ratios.some((r) => r !== undefined && r > UNEVEN_CORES)) return undefined;
+  const at = (r: number | undefined): string => (r === undefined ? 'not measured' : r.toFixed(2));
+  return `uneven cores: the same loop pinned to each core ran fastest ÷ slowest ${at(ratios[0])} at start, ${at(ratios[1])} at end`;
 }
 
 function shown(value: number | undefined, unit: BenchTarget['unit']): string {
@@ -59,5 +71,6 @@ export function renderCheck(check: TargetCheck): string[] {
   });
   lines.push(check.missed.length === 0 ? `all ${check.verdicts.length} targets met` : `${check.missed.length} of ${check.verdicts.length} targets missed: ${check.missed.map((v) => v.target.id).join(', ')}`);
   if (check.noisy.length > 0) lines.push(`noisy ratios (pairs disagree by more than ${NOISY_SPREAD * 100} %): ${check.noisy.join(', ')}`);
+  if (check.unevenCores !== undefined) lines.push(check.unevenCores);
   return lines;
 }

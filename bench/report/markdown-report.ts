@@ -3,6 +3,7 @@
  * printed): conditions first, then throughput, latency and overhead against the budgets, CPU
  * per event, and the correctness counters.
  */
+import { describeCoreSpeeds, UNEVEN_CORES, type CoreSpeeds } from '../infra/core-speeds.js';
 import { MODEL_LOW_PACE } from '../load/start-offsets.js';
 import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
@@ -58,6 +59,19 @@ function conditions(result: BenchResult): string[] {
       `${int(o.overheadWarmupPerKey)} warm-up each; the model agent's keys start spread over one model latency, and each key's next event is due ${MODEL_LOW_PACE} model latencies after its previous one, or goes when its output arrives if later). Model latency ${o.modelLatencyMs} ms (FakeLlm timer). ` +
       `Runtime partitions: ${runtime?.partitions ?? '–'}; baseline inbox consumers: ${baseline?.partitions ?? '–'}.`,
   ];
+  const speeds = result.coreSpeeds;
+  if (speeds.start !== undefined || speeds.end !== undefined) {
+    const described = (s: CoreSpeeds | undefined): string => (s === undefined ? 'not measured' : describeCoreSpeeds(s));
+    lines.push('', `Core speeds (the same loop pinned to each core, all at once): at start ${described(speeds.start)}; at end ${described(speeds.end)}.`);
+    const worst = Math.max(speeds.start?.fastestOverSlowest ?? 1, speeds.end?.fastestOverSlowest ?? 1);
+    if (worst > UNEVEN_CORES) {
+      lines.push(
+        '',
+        `**Uneven cores:** one core ran the loop ${worst.toFixed(2)}× as fast as another. A run is slower when the scheduler keeps its busiest process on the slower core, ` +
+          'whichever system it is, so single pairs disagree: read the medians, and the spread beside them.',
+      );
+    }
+  }
   const experiments = [
     ...(Object.keys(o.serviceEnv).length > 0 ? [`service env ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`] : []),
     ...(o.baselineAsyncTraces ? ['baseline clients with async traces (the runtime has none)'] : []),
@@ -343,7 +357,7 @@ function liveKeysSection(result: BenchResult): string[] {
       `Bare KV = ${int(o.bareKvUpdates)} revision-checked \`kv.update\`s of random live keys, ${o.bareKvInFlight} in flight, from the load generator (the store alone). ` +
       `Systems = the no-op throughput phase (N = ${int(o.events)}, ${int(o.window)} in flight) on min(N, live keys) live keys spread over all of them, ` +
       `each event its key's first since the services started (warm-up: max(N, ${int(o.warmupEvents)}) events on other keys). ` +
-      `Each row runs ${o.pairs} interleaved pairs, every run a fresh process on keys no other run of the row touched (while there are enough keys); ` +
+      `Each row runs ${o.liveKeysPairs} interleaved pairs, every run a fresh process on keys no other run of the row touched (while there are enough keys); ` +
       'a system\'s figure is its median run, runtime ÷ baseline the median pair\'s ratio (spread as above).',
     '',
     '| live keys | written (keys, s) | bare KV updates/s | runtime activations/s | baseline activations/s | runtime ÷ baseline | spread | runtime p50 ms | p99 | baseline p50 ms | p99 | other processes (cores, runtime / baseline) |',
