@@ -521,7 +521,7 @@ async function main(): Promise<void> {
   log(`${machine.cpuModel} × ${machine.cores}, Node ${machine.node}, nats-server ${machine.natsServer}`);
   // Before anything of the run is started: each core's speed (decision 0083).
   const startSpeeds = await measureCoreSpeeds(machine.cores);
-  log(`core speeds at start: ${startSpeeds === undefined ? 'not measured' : describeCoreSpeeds(startSpeeds)}`);
+  log(`core speeds at start: ${describeCoreSpeeds(startSpeeds)}`);
   const server = await startNatsServer();
   log(`private nats-server at ${server.url} (store ${server.dir})`);
   const nc = await connect({ servers: server.url, name: 'bench-load-generator' });
@@ -553,7 +553,7 @@ async function main(): Promise<void> {
   }
   const [hops] = await dimension('hops', async () => [await measureHops(options)]);
   const endSpeeds = await measureCoreSpeeds(machine.cores);
-  log(`core speeds at end: ${endSpeeds === undefined ? 'not measured' : describeCoreSpeeds(endSpeeds)}`);
+  log(`core speeds at end: ${describeCoreSpeeds(endSpeeds)}`);
 
   const runtime = main.systems.find((s) => s.system === 'runtime');
   const baseline = main.systems.find((s) => s.system === 'baseline');

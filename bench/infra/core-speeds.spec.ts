@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { describeCoreSpeeds, measureCoreSpeeds, summarizeCoreSpeeds } from './core-speeds.js';
+import { describeCoreSpeeds, measureCoreSpeeds, summarizeCoreSpeeds, unevenCoresRatio } from './core-speeds.js';
 
 describe('core speeds', () => {
   it('takes fastest ÷ slowest over the cores', () => {
@@ -16,7 +16,16 @@ describe('core speeds', () => {
 
   it('describes each core and the ratio in one line', () => {
     const speeds = summarizeCoreSpeeds([40_000, 64_000]);
-    expect(speeds && describeCoreSpeeds(speeds)).toBe('core 0 40,000, core 1 64,000 iterations/s (fastest ÷ slowest 1.60)');
+    expect(describeCoreSpeeds(speeds)).toBe('core 0 40,000, core 1 64,000 iterations/s (fastest ÷ slowest 1.60)');
+    expect(describeCoreSpeeds(undefined)).toBe('not measured');
+  });
+
+  it('calls the cores uneven by the worse of the two measurements, above 1.15 only', () => {
+    const at = (ratio: number) => summarizeCoreSpeeds([100, 100 * ratio]);
+    expect(unevenCoresRatio(at(1), at(1.6))).toBeCloseTo(1.6, 10);
+    expect(unevenCoresRatio(at(1.2), undefined)).toBeCloseTo(1.2, 10);
+    expect(unevenCoresRatio(at(1.15), at(1.1))).toBeUndefined();
+    expect(unevenCoresRatio(undefined, undefined)).toBeUndefined();
   });
 
   it('measures every core of this machine with a pinned loop', { timeout: 20_000 }, async () => {

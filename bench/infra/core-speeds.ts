@@ -47,9 +47,20 @@ export function summarizeCoreSpeeds(perCore: readonly number[]): CoreSpeeds | un
   return { perCore, fastestOverSlowest: Math.max(...perCore) / Math.min(...perCore) };
 }
 
-/** One line for the report: each core's figure and the ratio. */
-export function describeCoreSpeeds(speeds: CoreSpeeds): string {
+/** One line for the report: each core's figure and the ratio, or `not measured`. */
+export function describeCoreSpeeds(speeds: CoreSpeeds | undefined): string {
+  if (speeds === undefined) return 'not measured';
   return `${speeds.perCore.map((v, core) => `core ${core} ${v.toLocaleString('en-US')}`).join(', ')} iterations/s (fastest ÷ slowest ${speeds.fastestOverSlowest.toFixed(2)})`;
+}
+
+/**
+ * The larger fastest ÷ slowest ratio of a run's two measurements when it is above
+ * {@link UNEVEN_CORES}; `undefined` when the cores were even or not measured. The one judgment the
+ * report and the check both print.
+ */
+export function unevenCoresRatio(start: CoreSpeeds | undefined, end: CoreSpeeds | undefined): number | undefined {
+  const worst = Math.max(start?.fastestOverSlowest ?? 1, end?.fastestOverSlowest ?? 1);
+  return worst > UNEVEN_CORES ? worst : undefined;
 }
 
 /**

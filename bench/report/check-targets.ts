@@ -2,10 +2,10 @@
  * `npm run bench -- --check`: holds a run to {@link TARGETS} and names every target missed,
  * including those the run did not measure (a partial run cannot pass). Ratios whose pairs
  * disagree by more than {@link NOISY_SPREAD} are named too: a pass or a miss there may be noise.
- * So are uneven cores ({@link UNEVEN_CORES}), the machine's share of that noise.
+ * So are uneven cores ({@link unevenCoresRatio}), the machine's share of that noise.
  */
 import { TARGETS, type BenchTarget } from '../targets.js';
-import { UNEVEN_CORES } from '../infra/core-speeds.js';
+import { unevenCoresRatio, type CoreSpeeds } from '../infra/core-speeds.js';
 import { NOISY_SPREAD, type BenchResult } from './bench-result.js';
 
 /** One target's verdict. */
@@ -22,7 +22,7 @@ export interface TargetCheck {
   readonly missed: readonly TargetVerdict[];
   /** Throughput phases whose pair ratios spread beyond {@link NOISY_SPREAD}. */
   readonly noisy: readonly string[];
-  /** The machine's cores ran the same loop at speeds more than {@link UNEVEN_CORES} apart (start or end): why pairs disagree. */
+  /** The machine's cores ran the same loop at speeds too far apart ({@link unevenCoresRatio}) (start or end): why pairs disagree. */
   readonly unevenCores: string | undefined;
 }
 
@@ -43,10 +43,9 @@ export function checkTargets(result: BenchResult, targets: readonly BenchTarget[
 
 function unevenCores(result: BenchResult): string | undefined {
   const { start, end } = result.coreSpeeds;
-  const ratios = [start, end].map((s) => s?.fastestOverSlowest);
-  if (!ratios.some((r) => r !== undefined && r > UNEVEN_CORES)) return undefined;
-  const at = (r: number | undefined): string => (r === undefined ? 'not measured' : r.toFixed(2));
-  return `uneven cores: the same loop pinned to each core ran fastest ÷ slowest ${at(ratios[0])} at start, ${at(ratios[1])} at end`;
+  if (unevenCoresRatio(start, end) === undefined) return undefined;
+  const at = (s: CoreSpeeds | undefined): string => s?.fastestOverSlowest.toFixed(2) ?? 'not measured';
+  return `uneven cores: the same loop pinned to each core ran fastest ÷ slowest ${at(start)} at start, ${at(end)} at end`;
 }
 
 function shown(value: number | undefined, unit: BenchTarget['unit']): string {

@@ -3,7 +3,7 @@
  * printed): conditions first, then throughput, latency and overhead against the budgets, CPU
  * per event, and the correctness counters.
  */
-import { describeCoreSpeeds, UNEVEN_CORES, type CoreSpeeds } from '../infra/core-speeds.js';
+import { describeCoreSpeeds, unevenCoresRatio } from '../infra/core-speeds.js';
 import { MODEL_LOW_PACE } from '../load/start-offsets.js';
 import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
@@ -61,10 +61,9 @@ function conditions(result: BenchResult): string[] {
   ];
   const speeds = result.coreSpeeds;
   if (speeds.start !== undefined || speeds.end !== undefined) {
-    const described = (s: CoreSpeeds | undefined): string => (s === undefined ? 'not measured' : describeCoreSpeeds(s));
-    lines.push('', `Core speeds (the same loop pinned to each core, all at once): at start ${described(speeds.start)}; at end ${described(speeds.end)}.`);
-    const worst = Math.max(speeds.start?.fastestOverSlowest ?? 1, speeds.end?.fastestOverSlowest ?? 1);
-    if (worst > UNEVEN_CORES) {
+    lines.push('', `Core speeds (the same loop pinned to each core, all at once): at start ${describeCoreSpeeds(speeds.start)}; at end ${describeCoreSpeeds(speeds.end)}.`);
+    const worst = unevenCoresRatio(speeds.start, speeds.end);
+    if (worst !== undefined) {
       lines.push(
         '',
         `**Uneven cores:** one core ran the loop ${worst.toFixed(2)}× as fast as another. A run is slower when the scheduler keeps its busiest process on the slower core, ` +
