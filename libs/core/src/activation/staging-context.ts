@@ -4,6 +4,7 @@ import type { OutputValue } from '../agent/outcome.js';
 import type { ApprovalView, ToolResultView, TypedToolResult } from '../agent/resume-views.js';
 import { DEFAULT_APPROVAL_CHANNEL, type ResolvedSuspensionPolicy } from '../agent/suspension-policy.js';
 import { IntentKind, type ToolIntentDoc } from '../actor/actor-document.js';
+import { toHex } from '../ids/hex-bytes.js';
 import { intentId } from '../ids/intent-id.js';
 import { traceId } from '../ids/trace-id.js';
 import { canonicalJson, type JsonValue } from '../json/canonical-json.js';
@@ -385,7 +386,7 @@ export class StagingContext implements ActivationContext {
       toolCalls: decoded?.toolCalls ?? [],
       ...(decoded?.stopReason !== undefined ? { stopReason: decoded.stopReason } : {}),
       // A cached entry written before digests were kept has none: hash the body then.
-      digest: digest.length === 32 ? Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex') : hash('sha256', body, 'hex'),
+      digest: digest.length === 32 ? toHex(digest) : hash('sha256', body, 'hex'),
     };
   }
 
