@@ -1,7 +1,9 @@
+import { toHex } from './hex-bytes.js';
+
 /**
  * Lowercase hex of an entity key: the form every derived id and cache key hashes, so ids are a
  * pure function of the key bytes whatever subject encoding carried them.
  */
 export function entityKeyHex(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex');
+  return toHex(key);
 }

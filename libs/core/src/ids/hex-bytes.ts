@@ -1,5 +1,6 @@
 /**
- * Hex text of small byte arrays (digests), written and read in JavaScript.
+ * Hex text of byte arrays (digests, entity keys, derived ids), written and read in JavaScript: the
+ * one hex mechanism of libs/core.
  *
  * Why not `Buffer.from(bytes.buffer, …).toString('hex')` or `hash(…, 'buffer')`: a typed array of
  * at most 64 bytes lives on V8's heap, and asking for its `.buffer` moves it to a fresh off-heap

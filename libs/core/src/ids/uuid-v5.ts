@@ -15,6 +15,7 @@
  */
 import { hash } from 'node:crypto';
 import { parse } from 'uuid';
+import { fromHex } from './hex-bytes.js';
 
 const namespaceBytes = new Map<string, Buffer>();
 /** Namespace bytes then the name's UTF-8 bytes, rewritten by every call (synchronous, so never shared). */
@@ -32,7 +33,7 @@ export function uuidV5(name: string, namespace: string): string {
 
 /** {@link uuidV5} as its 16 bytes (the same uuid, not its text): for ids carried as bytes, e.g. trace ids. */
 export function uuidV5Bytes(name: string, namespace: string): Uint8Array {
-  const bytes = new Uint8Array(Buffer.from(sha1Hex(name, namespace).slice(0, 32), 'hex'));
+  const bytes = fromHex(sha1Hex(name, namespace).slice(0, 32));
   bytes[6] = ((bytes[6] as number) & 0x0f) | 0x50;
   bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
   return bytes;
