@@ -59,9 +59,14 @@ export interface KeyedConsumerOptions {
   readonly onLoopError?: (error: Error) => void;
 }
 
-/** A delivered message being handled; a redelivery replaces `msg`, so settling uses the newest handle. */
+/**
+ * A delivered message being handled; a redelivery replaces `msg`, so settling uses the newest
+ * handle. Emptied when the message settles: a replaced table of `inFlight` may still point at it
+ * until the next full collection, and must not keep the message (headers, payload) alive meanwhile
+ * (the `Waiter` of pub-ack-pipeline.ts says why).
+ */
 interface Held {
-  msg: JsMsg;
+  msg: JsMsg | undefined;
 }
 
 /**
@@ -233,6 +238,7 @@ export class KeyedConsumer<W, O> {
     if (laneSeqs === undefined) this.lanes.set(intake.lane, [seq]);
     else laneSeqs.push(seq);
     const done = (): void => {
+      entry.msg = undefined;
       this.inFlight.delete(seq);
       const left = this.lanes.get(intake.lane);
       if (left !== undefined) {
@@ -242,17 +248,19 @@ export class KeyedConsumer<W, O> {
       }
       this.wakePuller();
     };
+    // `entry.msg` is only emptied by `done`, after the settlement: `?? msg` never applies.
     this.mailbox.run(intake.lane, () => this.handler.handle(work)).then(
       (outcome) => {
+        const newest = entry.msg ?? msg;
         try {
-          this.handler.settle(entry.msg, outcome, work);
+          this.handler.settle(newest, outcome, work);
         } catch (error) {
-          this.fail(entry.msg, error, work);
+          this.fail(newest, error, work);
         }
         done();
       },
       (error: unknown) => {
-        this.fail(entry.msg, error, work);
+        this.fail(entry.msg ?? msg, error, work);
         done();
       },
     );
@@ -270,6 +278,6 @@ export class KeyedConsumer<W, O> {
   }
 
   private keepAlive(): void {
-    for (const held of this.inFlight.values()) held.msg.working();
+    for (const held of this.inFlight.values()) held.msg?.working();
   }
 }

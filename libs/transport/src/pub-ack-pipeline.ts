@@ -23,10 +23,43 @@ export interface PubAckPipelineOptions {
   readonly monotonicMs: () => number;
 }
 
-interface Waiter {
-  readonly resolve: (ack: PubAck) => void;
-  readonly reject: (error: Error) => void;
-  readonly deadline: number;
+/**
+ * One open publish. Settling it drops its callbacks, so whatever still points at the waiter holds
+ * an empty shell, not the awaiting activation.
+ *
+ * Why: a `Map` whose entries churn replaces its hash table now and then, and V8 leaves the
+ * replaced table holding the entries it had (and a link to its successor) until the next full
+ * collection. Once the map's table is in the old generation, every replaced table is too, so each
+ * waiter it held (its `resolve` reaches the promise, the awaiting async frames, the activation's
+ * whole object graph) outlived its publish, was copied by scavenges and promoted
+ * (docs/decisions/0071-settled-entries-hold-nothing.md). Nothing here survives a crash; a
+ * redelivery starts a new publish with a new waiter.
+ */
+class Waiter {
+  constructor(
+    private onAck: ((ack: PubAck) => void) | undefined,
+    private onError: ((error: Error) => void) | undefined,
+    readonly deadline: number,
+  ) {}
+
+  /** Settles with `ack` (the first settlement wins; later ones do nothing). */
+  resolve(ack: PubAck): void {
+    const onAck = this.onAck;
+    this.release();
+    onAck?.(ack);
+  }
+
+  /** Settles with `error` (the first settlement wins; later ones do nothing). */
+  reject(error: Error): void {
+    const onError = this.onError;
+    this.release();
+    onError?.(error);
+  }
+
+  private release(): void {
+    this.onAck = undefined;
+    this.onError = undefined;
+  }
 }
 
 const decoder = new TextDecoder();
@@ -86,7 +119,7 @@ export class PubAckPipeline {
         reject(error as Error);
         return;
       }
-      this.waiters.set(id, { resolve, reject, deadline: this.options.monotonicMs() + this.options.timeoutMs });
+      this.waiters.set(id, new Waiter(resolve, reject, this.options.monotonicMs() + this.options.timeoutMs));
     });
   }
 

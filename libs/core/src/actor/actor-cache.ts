@@ -1,3 +1,4 @@
+import { SlotMap } from '../collections/slot-map.js';
 import type { ActorDocument } from './actor-document.js';
 
 /** A key's committed document as this process last wrote or read it. */
@@ -35,7 +36,8 @@ export interface ActorCacheLimits {
  * a partition hand-over (the store is the truth; a redelivery re-reads).
  */
 export class ActorCache {
-  private readonly entries = new Map<string, CachedActor>();
+  /** In slots: a `get` moves its key to the end, so the map's table churns (see {@link SlotMap}). */
+  private readonly entries = new SlotMap<string, CachedActor>();
   private heldBytes = 0;
 
   constructor(private readonly limits: ActorCacheLimits) {
@@ -45,12 +47,8 @@ export class ActorCache {
   }
 
   get(stateKey: string): CachedActor | undefined {
-    const entry = this.entries.get(stateKey);
-    if (entry !== undefined) {
-      this.entries.delete(stateKey);
-      this.entries.set(stateKey, entry);
-    }
-    return entry;
+    this.entries.touch(stateKey);
+    return this.entries.get(stateKey);
   }
 
   set(stateKey: string, entry: CachedActor): void {

@@ -24,6 +24,7 @@ import { errorEntry, traceHeaders, type IntentSigner } from './outbox-entries.js
 import { sameTimers, type TimerIndex, type TimerOwner } from './timer-index.js';
 import { encodeActorDocument, StateDocumentCorrupt } from './state-codec.js';
 import { CommitConflict, type StateStore } from './state-store.js';
+import { SlotMap } from '../collections/slot-map.js';
 
 /**
  * The agent named by an inbox subject is not hosted here: a deployment mismatch. Retried in place
@@ -167,7 +168,8 @@ export type ProcessOutcome =
  */
 export class ActorRuntime {
   private readonly cache: ActorCache;
-  private readonly memos = new Map<string, AttemptMemo>();
+  /** In slots: set and deleted once per activation of a key (see {@link SlotMap}). */
+  private readonly memos = new SlotMap<string, AttemptMemo>();
   private readonly agentLedger: AgentTokenLedger;
 
   constructor(private readonly deps: ActorRuntimeDeps) {
