@@ -117,6 +117,7 @@ export { needsDrain, drainDeferred } from './actor/deferral.js';
 export type { IntentSigner } from './actor/outbox-entries.js';
 export type { Addressing } from './actor/addressing.js';
 export { KeyMailbox } from './actor/key-mailbox.js';
+export { SlotMap } from './collections/slot-map.js';
 export { backoffDelay } from './actor/backoff.js';
 export type { BackoffPolicy } from './actor/backoff.js';
 export { encodeErrorRecord, decodeErrorRecord, errorRecordSource } from './actor/error-record.js';

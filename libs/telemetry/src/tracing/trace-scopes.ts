@@ -1,4 +1,5 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
+import { SlotMap } from '#core';
 import { withLogFields, type LogFields } from '../logging/log-fields.js';
 
 /** What one recording element (an activation, an intent's execution) shares with its children. */
@@ -21,8 +22,10 @@ export interface TraceScope {
  * nothing a redelivery does not rebuild; a replay or redelivery opens its scope again.
  */
 export class TraceScopes {
-  private readonly byKey = new Map<string, TraceScope>();
-  private readonly bySpan = new Map<string, TraceScope>();
+  // In slots: one entry per sampled element comes and goes, and a scope reaches its span and the
+  // element's log fields (see SlotMap in libs/core).
+  private readonly byKey = new SlotMap<string, TraceScope>();
+  private readonly bySpan = new SlotMap<string, TraceScope>();
 
   /**
    * Opens `scope` under `key` until the returned function is called (in a `finally`). A later
