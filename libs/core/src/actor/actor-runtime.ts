@@ -168,7 +168,7 @@ export type ProcessOutcome =
  */
 export class ActorRuntime {
   private readonly cache: ActorCache;
-  /** In slots: set and deleted once per activation of a key (see {@link SlotMap}). */
+  // In slots: set and deleted once per activation of a key (see SlotMap).
   private readonly memos = new SlotMap<string, AttemptMemo>();
   private readonly agentLedger: AgentTokenLedger;
 
