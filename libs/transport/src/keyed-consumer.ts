@@ -63,7 +63,7 @@ export interface KeyedConsumerOptions {
  * A delivered message being handled; a redelivery replaces `msg`, so settling uses the newest
  * handle. Emptied when the message settles: a replaced table of `inFlight` may still point at it
  * until the next full collection, and must not keep the message (headers, payload) alive meanwhile
- * (the `Waiter` of pub-ack-pipeline.ts says why).
+ * (SlotMap in libs/core says why).
  */
 interface Held {
   msg: JsMsg | undefined;

@@ -27,12 +27,9 @@ export interface PubAckPipelineOptions {
  * One open publish. Settling it drops its callbacks, so whatever still points at the waiter holds
  * an empty shell, not the awaiting activation.
  *
- * Why: a `Map` whose entries churn replaces its hash table now and then, and V8 leaves the
- * replaced table holding the entries it had (and a link to its successor) until the next full
- * collection. Once the map's table is in the old generation, every replaced table is too, so each
- * waiter it held (its `resolve` reaches the promise, the awaiting async frames, the activation's
- * whole object graph) outlived its publish, was copied by scavenges and promoted
- * (docs/decisions/0071-settled-entries-hold-nothing.md). Nothing here survives a crash; a
+ * Why: a replaced table of `waiters` keeps its entries until the next full collection, and a
+ * waiter's `resolve` reaches the awaiting activation's whole object graph (SlotMap in libs/core says
+ * more; docs/decisions/0071-settled-entries-hold-nothing.md). Nothing here survives a crash; a
  * redelivery starts a new publish with a new waiter.
  */
 class Waiter {

@@ -47,8 +47,7 @@ export class ActorCache {
   }
 
   get(stateKey: string): CachedActor | undefined {
-    this.entries.touch(stateKey);
-    return this.entries.get(stateKey);
+    return this.entries.touch(stateKey);
   }
 
   set(stateKey: string, entry: CachedActor): void {

@@ -26,10 +26,10 @@ describe('SlotMap', () => {
     const map = new SlotMap<string, number>();
     map.set('a', 1);
     map.set('b', 2);
-    expect(map.touch('a')).toBe(true);
+    expect(map.touch('a')).toBe(1);
     expect([...map.keys()]).toEqual(['b', 'a']);
     expect(map.get('a')).toBe(1);
-    expect(map.touch('c')).toBe(false);
+    expect(map.touch('c')).toBeUndefined();
     expect([...map.keys()]).toEqual(['b', 'a']);
   });
 });

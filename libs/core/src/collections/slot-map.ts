@@ -27,13 +27,13 @@ export class SlotMap<K, V> {
     else slot.value = value;
   }
 
-  /** Moves `key` to the end of iteration order (most recently used); false when absent. */
-  touch(key: K): boolean {
+  /** Moves `key` to the end of iteration order (most recently used) and returns its value; undefined (and nothing moved) when absent. */
+  touch(key: K): V | undefined {
     const slot = this.slots.get(key);
-    if (slot === undefined) return false;
+    if (slot === undefined) return undefined;
     this.slots.delete(key);
     this.slots.set(key, slot);
-    return true;
+    return slot.value;
   }
 
   /** Removes `key` and empties its slot; false when absent. */
