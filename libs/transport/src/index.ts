@@ -12,6 +12,8 @@ export { KvAgentTokenLedger, RETAINED_WINDOWS } from './kv-agent-token-ledger.js
 export type { LedgerChargeLost } from './kv-agent-token-ledger.js';
 export { JetStreamOutboxPublisher, PublishUnacknowledged } from './jetstream-outbox-publisher.js';
 export { PipelinedKvWrites, isRevisionConflict } from './pipelined-kv-writes.js';
+export { PipelinedKvReads, readDirectEntry } from './pipelined-kv-reads.js';
+export type { KvLastEntry } from './pipelined-kv-reads.js';
 export { PubAckPipeline, PubAckTimeout, PubAckNoResponders, PubAckAbandoned } from './pub-ack-pipeline.js';
 export type { PubAckPipelineOptions } from './pub-ack-pipeline.js';
 export { provision, ProvisioningError, RECOMMENDED_MAX_PAYLOAD, LEASE_TTL_MS, DEFAULT_EFFECTS_TTL_MS, maxDocumentBytesFor } from './provisioner.js';

@@ -1,9 +1,8 @@
 import type { KV } from '@nats-io/kv';
 import { CommitConflict, decodeActorDocument, RetryableError, type StateStore, type StoredActor } from '#core';
+import { PipelinedKvReads } from './pipelined-kv-reads.js';
 import { isRevisionConflict, PipelinedKvWrites } from './pipelined-kv-writes.js';
 import type { PubAckPipeline } from './pub-ack-pipeline.js';
-
-/** The CAS condition of a KV update (what `kv.update` sets). */
 
 /** A KV operation failed in a way that may or may not have written (timeout, disconnect, outage). */
 export class StateStoreUnavailable extends RetryableError {
@@ -16,24 +15,27 @@ export class StateStoreUnavailable extends RetryableError {
  * the key's subject with `Nats-Expected-Last-Subject-Sequence: revision` — through the pipelined
  * publisher (`acks`): a revision CAS the server enforces (error 10071 → {@link CommitConflict}).
  * Any other failure is ambiguous and surfaces as {@link StateStoreUnavailable}; the runtime then
- * re-reads before deciding anything.
+ * re-reads before deciding anything. `load` is a direct get through the same pipeline when the
+ * bucket allows direct gets ({@link PipelinedKvReads}): the read of every key not in the actor cache.
  */
 export class KvStateStore implements StateStore {
+  private readonly reads: PipelinedKvReads;
   private readonly writes: PipelinedKvWrites;
 
   /** `bucket` is the KV's name; its keys live on `$KV.<bucket>.<key>` (no JetStream domain). */
   constructor(
-    private readonly kv: KV,
+    kv: KV,
     acks: PubAckPipeline,
     bucket: string,
   ) {
+    this.reads = new PipelinedKvReads(kv, acks, bucket);
     this.writes = new PipelinedKvWrites(kv, acks, bucket);
   }
 
   async load(stateKey: string): Promise<StoredActor | undefined> {
     let entry;
     try {
-      entry = await this.kv.get(stateKey);
+      entry = await this.reads.get(stateKey);
     } catch (error) {
       throw new StateStoreUnavailable(`reading ${stateKey} failed: ${(error as Error).message}`, { cause: error });
     }

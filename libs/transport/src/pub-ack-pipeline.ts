@@ -24,26 +24,37 @@ export interface PubAckPipelineOptions {
 }
 
 /**
- * One open publish. Settling it drops its callbacks, so whatever still points at the waiter holds
+ * One open request. Settling it drops its callbacks, so whatever still points at the waiter holds
  * an empty shell, not the awaiting activation.
  *
  * Why: a replaced table of `waiters` keeps its entries until the next full collection, and a
  * waiter's `resolve` reaches the awaiting activation's whole object graph (SlotMap in libs/core says
  * more; docs/decisions/0071-settled-entries-hold-nothing.md). Nothing here survives a crash; a
- * redelivery starts a new publish with a new waiter.
+ * redelivery starts a new request with a new waiter.
  */
-class Waiter {
+class Waiter<T> {
   constructor(
-    private onAck: ((ack: PubAck) => void) | undefined,
+    private read: ((reply: Msg) => T) | undefined,
+    private onValue: ((value: T) => void) | undefined,
     private onError: ((error: Error) => void) | undefined,
     readonly deadline: number,
   ) {}
 
-  /** Settles with `ack` (the first settlement wins; later ones do nothing). */
-  resolve(ack: PubAck): void {
-    const onAck = this.onAck;
+  /** Settles with what `read` makes of `reply`, or with what it throws (the first settlement wins; later ones do nothing). */
+  answer(reply: Msg): void {
+    const read = this.read;
+    const onValue = this.onValue;
+    const onError = this.onError;
     this.release();
-    onAck?.(ack);
+    if (read === undefined) return;
+    let value: T;
+    try {
+      value = read(reply);
+    } catch (error) {
+      onError?.(error as Error);
+      return;
+    }
+    onValue?.(value);
   }
 
   /** Settles with `error` (the first settlement wins; later ones do nothing). */
@@ -54,7 +65,8 @@ class Waiter {
   }
 
   private release(): void {
-    this.onAck = undefined;
+    this.read = undefined;
+    this.onValue = undefined;
     this.onError = undefined;
   }
 }
@@ -76,11 +88,13 @@ const decoder = new TextDecoder();
  * publish may or may not be stored, which callers already treat as ambiguous (re-read before
  * deciding; republish with the same `Nats-Msg-Id`, deduplicated by the stream). A reply arriving
  * after its deadline is dropped. On a reconnect, replies in flight may be lost; their waits time
- * out. Nothing is retried here.
+ * out. Nothing is retried here. The same subscription carries other one-reply requests
+ * ({@link PubAckPipeline.request}): the hot path's direct gets of cold actors' state
+ * (`PipelinedKvReads`, decision 0072).
  */
 export class PubAckPipeline {
   private readonly prefix: string;
-  private readonly waiters = new Map<number, Waiter>();
+  private readonly waiters = new Map<number, Waiter<unknown>>();
   private readonly subscription: Subscription;
   private readonly sweeper: NodeJS.Timeout;
   private next = 0;
@@ -107,16 +121,25 @@ export class PubAckPipeline {
    * `Nats-Expected-*` condition) and resolves with the stream's acknowledgement.
    */
   publish(subject: string, payload: Uint8Array, headers: MsgHdrs | undefined): Promise<PubAck> {
+    return this.request(subject, payload, headers, readPubAck);
+  }
+
+  /**
+   * Sends any request that one reply answers (a JetStream API call such as a direct get) over the
+   * same reply subscription, and resolves with what `read` makes of the reply, or rejects with
+   * what it throws. No answer within `timeoutMs` is {@link PubAckTimeout}; nothing is retried.
+   */
+  request<T>(subject: string, payload: Uint8Array, headers: MsgHdrs | undefined, read: (reply: Msg) => T): Promise<T> {
     if (this.closed) return Promise.reject(new PubAckAbandoned('the publish pipeline is closed'));
     const id = (this.next = (this.next + 1) % Number.MAX_SAFE_INTEGER);
-    return new Promise<PubAck>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       try {
         this.nc.publish(subject, payload, headers === undefined ? { reply: this.prefix + id } : { reply: this.prefix + id, headers });
       } catch (error) {
         reject(error as Error);
         return;
       }
-      this.waiters.set(id, new Waiter(resolve, reject, this.options.monotonicMs() + this.options.timeoutMs));
+      this.waiters.set(id, new Waiter<T>(read, resolve, reject, this.options.monotonicMs() + this.options.timeoutMs) as Waiter<unknown>);
     });
   }
 
@@ -136,29 +159,7 @@ export class PubAckPipeline {
     const waiter = this.waiters.get(id);
     if (waiter === undefined) return;
     this.waiters.delete(id);
-    const headers = msg.headers;
-    if (headers !== undefined && headers.hasError) {
-      waiter.reject(headers.code === 503 ? new PubAckNoResponders(`no stream answered (${headers.code} ${headers.description})`) : new Error(`publish refused: ${headers.code} ${headers.description}`));
-      return;
-    }
-    let reply: (PubAck & { readonly error?: undefined }) | { readonly error: ConstructorParameters<typeof JetStreamApiError>[0] };
-    try {
-      reply = JSON.parse(decoder.decode(msg.data)) as typeof reply;
-    } catch (error) {
-      waiter.reject(new Error(`unreadable publish acknowledgement: ${(error as Error).message}`));
-      return;
-    }
-    if (reply.error !== undefined) {
-      waiter.reject(new JetStreamApiError(reply.error));
-      return;
-    }
-    if (typeof reply.stream !== 'string' || reply.stream === '' || typeof reply.seq !== 'number') {
-      waiter.reject(new Error('invalid publish acknowledgement'));
-      return;
-    }
-    // The client's PubAck always names `duplicate`; the server omits it when false.
-    (reply as { duplicate: boolean }).duplicate = reply.duplicate === true;
-    waiter.resolve(reply);
+    waiter.answer(msg);
   }
 
   private sweep(): void {
@@ -169,4 +170,29 @@ export class PubAckPipeline {
       waiter.reject(new PubAckTimeout(`no acknowledgement within ${this.options.timeoutMs} ms`));
     }
   }
+}
+
+/**
+ * A stream's answer to a publish, as `js.publish` reads it: a stream error is the client's
+ * `JetStreamApiError` (err_code 10071, wrong last sequence, is a revision conflict), a 503 is
+ * {@link PubAckNoResponders}.
+ *
+ * @throws {Error} when the reply is an error or unreadable.
+ */
+function readPubAck(msg: Msg): PubAck {
+  const headers = msg.headers;
+  if (headers !== undefined && headers.hasError) {
+    throw headers.code === 503 ? new PubAckNoResponders(`no stream answered (${headers.code} ${headers.description})`) : new Error(`publish refused: ${headers.code} ${headers.description}`);
+  }
+  let reply: (PubAck & { readonly error?: undefined }) | { readonly error: ConstructorParameters<typeof JetStreamApiError>[0] };
+  try {
+    reply = JSON.parse(decoder.decode(msg.data)) as typeof reply;
+  } catch (error) {
+    throw new Error(`unreadable publish acknowledgement: ${(error as Error).message}`);
+  }
+  if (reply.error !== undefined) throw new JetStreamApiError(reply.error);
+  if (typeof reply.stream !== 'string' || reply.stream === '' || typeof reply.seq !== 'number') throw new Error('invalid publish acknowledgement');
+  // The client's PubAck always names `duplicate`; the server omits it when false.
+  (reply as { duplicate: boolean }).duplicate = reply.duplicate === true;
+  return reply;
 }
