@@ -1,6 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { OutgoingHeaders } from './outgoing-headers.js';
+import { PipelinedKvReads } from './pipelined-kv-reads.js';
 import type { PubAckPipeline } from './pub-ack-pipeline.js';
 
 const EXPECTED_LAST_SUBJECT_SEQUENCE = 'Nats-Expected-Last-Subject-Sequence';
@@ -12,7 +13,7 @@ const EMPTY = new Uint8Array(0);
  * publish to `$KV.<bucket>.<key>`, optionally conditioned on the key's last revision; a delete
  * is the same with `KV-Operation: DEL` and no payload) but through the connection's
  * {@link PubAckPipeline}: no request object, timer or `RequestError` per write (decisions 0065,
- * 0067). Reads stay on the KV client.
+ * 0067); reads, {@link create}'s included, are {@link PipelinedKvReads}' (decision 0072).
  *
  * Errors are the client's: a revision condition that does not hold is a `JetStreamApiError` with
  * `err_code` 10071 (see {@link isRevisionConflict}); no answer in time is `PubAckTimeout`, an
@@ -23,14 +24,16 @@ const EMPTY = new Uint8Array(0);
  */
 export class PipelinedKvWrites {
   private readonly subjectPrefix: string;
+  private readonly reads: PipelinedKvReads;
 
   /** `bucket` is the KV's name (its keys live on `$KV.<bucket>.<key>`); `kv` is that bucket, for {@link create}'s read. */
   constructor(
-    private readonly kv: KV,
+    kv: KV,
     private readonly acks: PubAckPipeline,
     bucket: string,
   ) {
     this.subjectPrefix = `$KV.${bucket}.`;
+    this.reads = new PipelinedKvReads(kv, acks, bucket);
   }
 
   /** Writes `value` under `key`; with `expectedRevision`, only if that is the key's last revision (0: the key has none). Resolves with the new revision. */
@@ -48,7 +51,7 @@ export class PipelinedKvWrites {
       return await this.put(key, value, 0);
     } catch (error) {
       if (!isRevisionConflict(error)) throw error;
-      const entry = await this.kv.get(key);
+      const entry = await this.reads.get(key);
       if (entry === null || (entry.operation !== 'DEL' && entry.operation !== 'PURGE')) throw error;
       return await this.put(key, value, entry.revision);
     }

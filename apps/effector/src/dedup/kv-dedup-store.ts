@@ -5,7 +5,8 @@
  * `kv.update` at the claim's own revision (a conflict falls back to a token check then
  * `kv.update` at the revision read), a release is `kv.delete` at that revision. Creates and
  * updates are sent as the KV client sends them, through the pipelined publisher
- * ({@link PipelinedKvWrites}): the same conditions, without a request per write.
+ * ({@link PipelinedKvWrites}): the same conditions, without a request per write; reads (after a
+ * lost race) are direct gets through the same publisher ({@link PipelinedKvReads}).
  * Every write is therefore a compare-and-set the server enforces; two replicas racing for one
  * intent get exactly one `claimed`.
  *
@@ -16,7 +17,7 @@
  * `resultTtlMs` after its last write, at which point a redelivery would execute it again.
  */
 import type { KV } from '@nats-io/kv';
-import { isRevisionConflict, PipelinedKvWrites, type PubAckPipeline } from '#transport';
+import { isRevisionConflict, PipelinedKvReads, PipelinedKvWrites, type PubAckPipeline } from '#transport';
 import { decideCompletion, mayRelease, readForClaim } from './claim-decision.js';
 import { ClaimState, decodeClaimRecord, encodeClaimRecord, type ClaimRecord } from './claim-record.js';
 import { DedupStoreUnavailable } from './dedup-errors.js';
@@ -38,6 +39,7 @@ export class KvDedupStore implements DedupStore {
   /** Handles returned by {@link claim}: only these complete without a read (held weakly; a process restart forgets them, and its redelivery claims anew). */
   private readonly issued = new WeakSet<ClaimHandle>();
 
+  private readonly reads: PipelinedKvReads;
   private readonly writes: PipelinedKvWrites;
 
   /**
@@ -52,6 +54,7 @@ export class KvDedupStore implements DedupStore {
     bucket: string,
     private readonly nowMs: () => number,
   ) {
+    this.reads = new PipelinedKvReads(kv, acks, bucket);
     this.writes = new PipelinedKvWrites(kv, acks, bucket);
   }
 
@@ -144,7 +147,7 @@ export class KvDedupStore implements DedupStore {
   private async read(intentId: string): Promise<StoredRecord | undefined> {
     let entry;
     try {
-      entry = await this.kv.get(intentId);
+      entry = await this.reads.get(intentId);
     } catch (error) {
       throw unavailable(`reading ${intentId}`, error);
     }
