@@ -23,3 +23,5 @@ export type { StoredMessage } from './read-stream.js';
 export { storedIntents, answerTool } from './intents.js';
 export { startGoogleEmulator, googleEmulatorsInstalled, BIGTABLE_EMULATOR_BINARY, FIRESTORE_EMULATOR_BINARY } from './google-emulators.js';
 export type { GoogleEmulatorHandle, GoogleEmulatorKind } from './google-emulators.js';
+export { countKvReadRequests } from './kv-read-requests.js';
+export type { KvReadRequests } from './kv-read-requests.js';

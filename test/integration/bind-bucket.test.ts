@@ -7,7 +7,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindBucket } from '#transport';
-import { startNatsServer, type NatsServerHandle } from '../harness/index.js';
+import { countKvReadRequests, startNatsServer, type NatsServerHandle } from '../harness/index.js';
 
 const text = new TextEncoder();
 
@@ -30,31 +30,13 @@ describe('binding a KV bucket', () => {
     await server?.stop();
   });
 
-  /** Counts the read requests each API subject receives while `read` runs (a second subscriber on the server's own subjects). */
-  async function readsWhile(read: () => Promise<void>): Promise<{ direct: number; api: number }> {
-    const spy = await connect({ servers: server.url });
-    const seen = { direct: 0, api: 0 };
-    // Callbacks count as each message is parsed, so the flush below (answered after them) sees every one.
-    spy.subscribe('$JS.API.DIRECT.GET.>', { callback: () => void (seen.direct += 1) });
-    spy.subscribe('$JS.API.STREAM.MSG.GET.>', { callback: () => void (seen.api += 1) });
-    await spy.flush();
-    try {
-      await read();
-      // Every request was answered, so the server had routed it to the spy before this PING.
-      await spy.flush();
-    } finally {
-      await spy.close();
-    }
-    return seen;
-  }
-
   it('reads a bucket that allows direct gets with DIRECT.GET: the same value, revision and delete marker as the API gives', async () => {
     const writer = await new Kvm(js).open('direct_on');
     const revision = await writer.put('order.42', text.encode('v1'));
     const kv = await bindBucket(js, jsm, 'direct_on');
     const viaApi = await new Kvm(js).open('direct_on', { bindOnly: true, allow_direct: false });
 
-    const seen = await readsWhile(async () => {
+    const seen = await countKvReadRequests(server.url, async () => {
       const entry = await kv.get('order.42');
       expect(entry?.revision).toBe(revision);
       expect(new TextDecoder().decode(entry?.value)).toBe('v1');
@@ -73,7 +55,7 @@ describe('binding a KV bucket', () => {
     const writer = await new Kvm(js).open('direct_off');
     const revision = await writer.put('order.7', text.encode('v7'));
     const kv = await bindBucket(js, jsm, 'direct_off');
-    const seen = await readsWhile(async () => {
+    const seen = await countKvReadRequests(server.url, async () => {
       expect((await kv.get('order.7'))?.revision).toBe(revision);
     });
     expect(seen).toEqual({ direct: 0, api: 1 });

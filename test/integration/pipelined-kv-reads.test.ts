@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyActorDocument, encodeActorDocument } from '#core';
 import { bindBucket, KvStateStore, PipelinedKvReads, PubAckPipeline, PubAckTimeout } from '#transport';
-import { startNatsServer, type NatsServerHandle } from '../harness/index.js';
+import { countKvReadRequests, startNatsServer, type NatsServerHandle } from '../harness/index.js';
 
 const text = new TextEncoder();
 
@@ -35,27 +35,11 @@ describe('the pipelined KV reads', () => {
     await server?.stop();
   });
 
-  /** Counts the read requests each API subject receives while `read` runs (a second subscriber on the server's own subjects). */
-  async function readsWhile(read: () => Promise<void>): Promise<{ direct: number; api: number }> {
-    const spy = await connect({ servers: server.url });
-    const seen = { direct: 0, api: 0 };
-    spy.subscribe('$JS.API.DIRECT.GET.>', { callback: () => void (seen.direct += 1) });
-    spy.subscribe('$JS.API.STREAM.MSG.GET.>', { callback: () => void (seen.api += 1) });
-    await spy.flush();
-    try {
-      await read();
-      await spy.flush();
-    } finally {
-      await spy.close();
-    }
-    return seen;
-  }
-
   it('answers each of 500 reads in flight with its own key’s value and revision, as kv.get does, one direct get each', async () => {
     const revisions = await Promise.all(Array.from({ length: 500 }, (_, i) => writer.put(`many.k${i}`, text.encode(`value-${i}`))));
     const reads = new PipelinedKvReads(await bindBucket(js, jsm, 'reads_on'), pipeline, 'reads_on');
     let entries: Awaited<ReturnType<PipelinedKvReads['get']>>[] = [];
-    const seen = await readsWhile(async () => {
+    const seen = await countKvReadRequests(server.url, async () => {
       entries = await Promise.all(Array.from({ length: 500 }, (_, i) => reads.get(`many.k${i}`)));
     });
     expect(seen).toEqual({ direct: 500, api: 0 });
@@ -90,7 +74,7 @@ describe('the pipelined KV reads', () => {
     const off = await new Kvm(js).open('reads_off');
     const revision = await off.put('order.7', text.encode('v7'));
     const reads = new PipelinedKvReads(await bindBucket(js, jsm, 'reads_off'), pipeline, 'reads_off');
-    const seen = await readsWhile(async () => {
+    const seen = await countKvReadRequests(server.url, async () => {
       expect(await reads.get('order.7')).toMatchObject({ revision, operation: 'PUT' });
       expect(await reads.get('order.missing')).toBeNull();
     });

@@ -2,7 +2,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { indexCovers, sameTimers, type TimerDoc, type TimerIndex, type TimerOwner } from '#core';
 import { decodeKeyToken, timerIndexKey, type Topology } from '#routing';
-import { listKvKeys, PipelinedKvWrites, type PubAckPipeline } from '#transport';
+import { listKvKeys, PipelinedKvReads, PipelinedKvWrites, type PubAckPipeline } from '#transport';
 import { decodeTimerIndexEntry, encodeTimerIndexEntry, type TimerIndexEntry } from './timer-index-entry.js';
 import type { TimerScheduler } from './timer-scheduler.js';
 
@@ -80,7 +80,7 @@ export class KvTimerIndex implements TimerIndex {
     acks: PubAckPipeline,
     private readonly options: KvTimerIndexOptions,
   ) {
-    this.writes = new PipelinedKvWrites(kv, acks, topology.buckets.timers);
+    this.writes = new PipelinedKvWrites(new PipelinedKvReads(kv, acks, topology.buckets.timers), acks, topology.buckets.timers);
     this.deleteDelayMs = options.deleteDelayMs ?? DEFAULT_INDEX_DELETE_DELAY_MS;
   }
 

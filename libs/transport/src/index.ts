@@ -12,7 +12,7 @@ export { KvAgentTokenLedger, RETAINED_WINDOWS } from './kv-agent-token-ledger.js
 export type { LedgerChargeLost } from './kv-agent-token-ledger.js';
 export { JetStreamOutboxPublisher, PublishUnacknowledged } from './jetstream-outbox-publisher.js';
 export { PipelinedKvWrites, isRevisionConflict } from './pipelined-kv-writes.js';
-export { PipelinedKvReads, readDirectEntry } from './pipelined-kv-reads.js';
+export { PipelinedKvReads } from './pipelined-kv-reads.js';
 export type { KvLastEntry } from './pipelined-kv-reads.js';
 export { PubAckPipeline, PubAckTimeout, PubAckNoResponders, PubAckAbandoned } from './pub-ack-pipeline.js';
 export type { PubAckPipelineOptions } from './pub-ack-pipeline.js';

@@ -29,7 +29,7 @@ export class KvStateStore implements StateStore {
     bucket: string,
   ) {
     this.reads = new PipelinedKvReads(kv, acks, bucket);
-    this.writes = new PipelinedKvWrites(kv, acks, bucket);
+    this.writes = new PipelinedKvWrites(this.reads, acks, bucket);
   }
 
   async load(stateKey: string): Promise<StoredActor | undefined> {

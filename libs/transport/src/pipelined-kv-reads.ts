@@ -57,7 +57,7 @@ export class PipelinedKvReads {
  *
  * @throws {Error} on any other status, or a reply without a sequence.
  */
-export function readDirectEntry(reply: Msg, subject: string): KvLastEntry | null {
+function readDirectEntry(reply: Msg, subject: string): KvLastEntry | null {
   const headers = reply.headers;
   if (headers === undefined) throw new Error(`unreadable direct get reply for ${subject}: no headers`);
   if (headers.code === 404) return null;

@@ -1,7 +1,6 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
 import { OutgoingHeaders } from './outgoing-headers.js';
-import { PipelinedKvReads } from './pipelined-kv-reads.js';
+import type { PipelinedKvReads } from './pipelined-kv-reads.js';
 import type { PubAckPipeline } from './pub-ack-pipeline.js';
 
 const EXPECTED_LAST_SUBJECT_SEQUENCE = 'Nats-Expected-Last-Subject-Sequence';
@@ -24,16 +23,14 @@ const EMPTY = new Uint8Array(0);
  */
 export class PipelinedKvWrites {
   private readonly subjectPrefix: string;
-  private readonly reads: PipelinedKvReads;
 
-  /** `bucket` is the KV's name (its keys live on `$KV.<bucket>.<key>`); `kv` is that bucket, for {@link create}'s read. */
+  /** `bucket` is the KV's name (its keys live on `$KV.<bucket>.<key>`); `reads` reads the same bucket, for {@link create}'s read. */
   constructor(
-    kv: KV,
+    private readonly reads: PipelinedKvReads,
     private readonly acks: PubAckPipeline,
     bucket: string,
   ) {
     this.subjectPrefix = `$KV.${bucket}.`;
-    this.reads = new PipelinedKvReads(kv, acks, bucket);
   }
 
   /** Writes `value` under `key`; with `expectedRevision`, only if that is the key's last revision (0: the key has none). Resolves with the new revision. */

@@ -1,7 +1,7 @@
 import { JetStreamApiError, type PubAck } from '@nats-io/jetstream';
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 
-/** A publish whose acknowledgement did not arrive in time: it may or may not be stored. */
+/** A request whose reply did not arrive in time: a publish may or may not be stored; a read changed nothing. */
 export class PubAckTimeout extends Error {
   override readonly name = 'PubAckTimeout';
 }
@@ -167,7 +167,7 @@ export class PubAckPipeline {
     for (const [id, waiter] of this.waiters) {
       if (waiter.deadline > now) break;
       this.waiters.delete(id);
-      waiter.reject(new PubAckTimeout(`no acknowledgement within ${this.options.timeoutMs} ms`));
+      waiter.reject(new PubAckTimeout(`no reply within ${this.options.timeoutMs} ms`));
     }
   }
 }

@@ -55,7 +55,7 @@ export class KvDedupStore implements DedupStore {
     private readonly nowMs: () => number,
   ) {
     this.reads = new PipelinedKvReads(kv, acks, bucket);
-    this.writes = new PipelinedKvWrites(kv, acks, bucket);
+    this.writes = new PipelinedKvWrites(this.reads, acks, bucket);
   }
 
   async claim(intentId: string, request: ClaimRequest): Promise<ClaimOutcome> {
