@@ -67,7 +67,7 @@ import {
   type TracingRun,
 } from './report/bench-result.js';
 import { checkTargets, renderCheck } from './report/check-targets.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread } from './report/compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread, tracingReference } from './report/compare-systems.js';
 import { renderMarkdown } from './report/markdown-report.js';
 import { writeResults } from './report/write-results.js';
 import { startRuntimeSystem } from './runtime/runtime-system.js';
@@ -271,8 +271,10 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
  * The tracing dimension. First the reference: restart the runtime with tracing off and pair its
  * no-op throughput with the baseline. Then, for each sampling ratio: restart the runtime exporting
  * spans over OTLP/HTTP to a local receiver, with the parent-based ratio sampler, and pair it the
- * same way. Each cost is taken against the reference, so restarting (a fresh process, an empty
- * actor cache, after the main phases) is in both sides of it.
+ * same way. Last, the reference again: restart with tracing off and pair it once more, so the
+ * reference brackets the traced runs in time (decision 0074). Each cost is taken against the
+ * median of both reference blocks' pairs, so restarting (a fresh process, an empty actor cache,
+ * after the main phases) is in both sides of it, and so is the host's drift over the dimension.
  * Replaces `running.runtime` with the last restarted runtime (the caller stops it).
  */
 async function measureTracing(bench: Bench, running: Record<SystemName, SystemUnderTest>, plans: readonly PhasePlan[]): Promise<TracingMeasurements> {
@@ -286,14 +288,13 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
     // unmeasured first: the pairs then compare warm code, not JIT warm-up (decision 0081).
     await warmRestarted(phaseContext(bench, running.runtime), plan, options.events);
   };
-  log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension)');
+  log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension, before the traced runs)');
   await restart({});
   // `--tracing-pairs` (5 by default, decision 0082): one disturbed pair of three moved the cost by ten points.
-  const referencePairs = await runPairs(bench, running, plan, 'toff-', options.tracingPairs);
-  const reference: TracingReference = { pairs: referencePairs, throughputRatio: median(referencePairs.map((p) => p.ratio)), spread: spread(referencePairs.map((p) => p.ratio)) };
-  log(`tracing off, restarted: runtime ÷ baseline ${reference.throughputRatio.toFixed(3)}`);
+  const openingPairs = await runPairs(bench, running, plan, 'toff-', options.tracingPairs);
+  log(`tracing off, restarted (before): runtime ÷ baseline ${median(openingPairs.map((p) => p.ratio)).toFixed(3)}`);
   const sink = await startOtlpSink();
-  const runs: TracingRun[] = [];
+  const traced: Omit<TracingRun, 'cost'>[] = [];
   try {
     for (const ratio of options.tracing) {
       log(`stopping runtime; restarting it with tracing at a ${ratio} parent-based sampling ratio (OTLP to ${sink.endpoint})`);
@@ -309,19 +310,19 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
       const pairs = await runPairs(bench, running, plan, `t${ratio}-`, options.tracingPairs);
       const after = sink.received();
       const throughputRatio = median(pairs.map((p) => p.ratio));
-      runs.push({
-        ratio,
-        pairs,
-        throughputRatio,
-        spread: spread(pairs.map((p) => p.ratio)),
-        cost: 1 - throughputRatio / reference.throughputRatio,
-        exported: { requests: after.requests - before.requests, bytes: after.bytes - before.bytes },
-      });
-      log(`tracing at ${ratio}: runtime ÷ baseline ${throughputRatio.toFixed(3)} (off, restarted: ${reference.throughputRatio.toFixed(3)}); ${after.requests - before.requests} OTLP requests`);
+      traced.push({ ratio, pairs, throughputRatio, spread: spread(pairs.map((p) => p.ratio)), exported: { requests: after.requests - before.requests, bytes: after.bytes - before.bytes } });
+      log(`tracing at ${ratio}: runtime ÷ baseline ${throughputRatio.toFixed(3)}; ${after.requests - before.requests} OTLP requests`);
     }
   } finally {
     await sink.stop();
   }
+  log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension, after the traced runs)');
+  await restart({});
+  const closingPairs = await runPairs(bench, running, plan, 'toff2-', options.tracingPairs);
+  const reference = tracingReference(openingPairs, closingPairs);
+  log(`tracing off, restarted (after): runtime ÷ baseline ${median(closingPairs.map((p) => p.ratio)).toFixed(3)}; reference (both) ${reference.throughputRatio.toFixed(3)}`);
+  const runs = traced.map((run): TracingRun => ({ ...run, cost: 1 - run.throughputRatio / reference.throughputRatio }));
+  for (const run of runs) log(`tracing at ${run.ratio}: cost ${((run.cost ?? Number.NaN) * 100).toFixed(1)} % against the reference`);
   return { runs, reference };
 }
 

@@ -174,9 +174,13 @@ export interface TracingRun {
  * them, so a cost taken against them also counted the restart.
  */
 export interface TracingReference {
+  /** The pairs measured before the traced runs. */
   readonly pairs: readonly ThroughputPair[];
-  /** Median of the pairs' ratios (runtime restarted with tracing off ÷ baseline). */
+  /** The pairs measured after the traced runs (decision 0074). */
+  readonly closingPairs: readonly ThroughputPair[];
+  /** Median of all the pairs' ratios, both blocks (runtime restarted with tracing off ÷ baseline). */
   readonly throughputRatio: number;
+  /** Of all the pairs' ratios, both blocks. */
   readonly spread: number;
 }
 

@@ -45,6 +45,12 @@ describe('checkTargets', () => {
     expect(check.noisy).toEqual(['live keys 1000000 (spread 31 %)']);
   });
 
+  it('names the tracing reference when its pairs, before and after the traced runs, disagree by more than 15 %', () => {
+    const reference = (spread: number) => ({ pairs: [], closingPairs: [], throughputRatio: 1, spread });
+    expect(checkTargets({ ...result(comparison()), tracingReference: reference(0.1) } as unknown as BenchResult, [ratioTarget]).noisy).toEqual([]);
+    expect(checkTargets({ ...result(comparison()), tracingReference: reference(0.24) } as unknown as BenchResult, [ratioTarget]).noisy).toEqual(['tracing reference (spread 24 %)']);
+  });
+
   it('reads the live-keys target off each row\'s median runtime run', () => {
     const live = TARGETS.find((t) => t.id === 'live-keys-1m');
     const row = (liveKeys: number, perSecond: number) => ({ liveKeys, runtime: { throughput: { steadyPerSecond: perSecond } } });

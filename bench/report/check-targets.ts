@@ -36,6 +36,8 @@ export function checkTargets(result: BenchResult, targets: readonly BenchTarget[
   const noisy = Object.entries(result.comparison?.throughputSpread ?? {})
     .filter(([, s]) => s !== undefined && s > NOISY_SPREAD)
     .map(([name, s]) => `${name} (spread ${((s ?? 0) * 100).toFixed(0)} %)`);
+  const reference = result.tracingReference;
+  if (reference !== undefined && reference.spread > NOISY_SPREAD) noisy.push(`tracing reference (spread ${(reference.spread * 100).toFixed(0)} %)`);
   for (const t of result.tracing) if (t.spread > NOISY_SPREAD) noisy.push(`tracing ${t.ratio} (spread ${(t.spread * 100).toFixed(0)} %)`);
   for (const row of result.liveKeys) if (row.spread > NOISY_SPREAD) noisy.push(`live keys ${row.liveKeys} (spread ${(row.spread * 100).toFixed(0)} %)`);
   return { verdicts, missed: verdicts.filter((v) => !v.met), noisy, unevenCores: unevenCores(result) };

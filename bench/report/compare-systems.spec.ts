@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseName, PhaseResult, SystemResult } from './bench-result.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, spread } from './compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, spread, tracingReference } from './compare-systems.js';
 
 /** A phase result with only what the comparison reads. */
 function phase(name: PhaseName, perSecond: number, cpuMsPerEvent: Record<string, number> = {}, p50 = 1): PhaseResult {
@@ -73,5 +73,18 @@ describe('compareSystems', () => {
     const comparison = compareSystems(system('runtime', [shown!.runtime]), system('baseline', [shown!.baseline]), {}, { 'roundtrip-low-concurrency': pairs });
     expect(comparison.latencyDeltaMs['roundtrip-low-concurrency']).toEqual({ p50: 4, p99: 8 });
     expect(comparison.latencyRatioP50['roundtrip-low-concurrency']).toBeCloseTo(1.4);
+  });
+});
+
+describe('tracingReference', () => {
+  const pairAt = (ratio: number) => pairOf(phase('noop-throughput', 1_000 * ratio), phase('noop-throughput', 1_000));
+
+  it('takes its ratio over the pairs before and after the traced runs together, so a drifting host moves it with them', () => {
+    // The host slowed the runtime between the blocks: before alone says 1.0, after alone 0.8.
+    const reference = tracingReference([1.0, 1.02, 0.98].map(pairAt), [0.8, 0.82, 0.78].map(pairAt));
+    expect(reference.throughputRatio).toBeCloseTo(0.9);
+    expect(reference.pairs.map((p) => p.ratio)).toEqual([1.0, 1.02, 0.98]);
+    expect(reference.closingPairs.map((p) => p.ratio)).toEqual([0.8, 0.82, 0.78]);
+    expect(reference.spread).toBeCloseTo((1.02 - 0.78) / 0.9);
   });
 });

@@ -5,7 +5,7 @@
  * runtime's extra latency (no-op unloaded, round trip) or overhead (model, low concurrency),
  * percentile by percentile.
  */
-import { THROUGHPUT_PHASES, type Comparison, type LatencyPair, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair } from './bench-result.js';
+import { THROUGHPUT_PHASES, type Comparison, type LatencyPair, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair, type TracingReference } from './bench-result.js';
 
 /** The runtime role each baseline role stands in for, in the CPU comparison. */
 export const ROLE_PAIRS: readonly (readonly [runtime: string, baseline: string])[] = [
@@ -42,6 +42,16 @@ export function medianPairBy<P>(pairs: readonly P[], figure: (pair: P) => number
 /** The throughput pair whose ratio is the median's (see {@link medianPairBy}). */
 export function medianPair(pairs: readonly ThroughputPair[]): ThroughputPair | undefined {
   return medianPairBy(pairs, (p) => p.ratio);
+}
+
+/**
+ * The tracing dimension's reference from its two blocks of tracing-off pairs, one measured before
+ * the traced runs and one after (decision 0074): its ratio is the median of all their pairs, so a
+ * host that drifts over the dimension moves the reference with the traced runs between them.
+ */
+export function tracingReference(opening: readonly ThroughputPair[], closing: readonly ThroughputPair[]): TracingReference {
+  const ratios = [...opening, ...closing].map((p) => p.ratio);
+  return { pairs: opening, closingPairs: closing, throughputRatio: median(ratios), spread: spread(ratios) };
 }
 
 /** A runtime run and the baseline run after it, with their steady-throughput ratio. */
