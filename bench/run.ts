@@ -67,7 +67,7 @@ import {
   type TracingRun,
 } from './report/bench-result.js';
 import { checkTargets, renderCheck } from './report/check-targets.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread, tracingReference } from './report/compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread, tracingCpuCost, tracingReference } from './report/compare-systems.js';
 import { renderMarkdown } from './report/markdown-report.js';
 import { writeResults } from './report/write-results.js';
 import { startRuntimeSystem } from './runtime/runtime-system.js';
@@ -322,7 +322,8 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   const reference = tracingReference(openingPairs, closingPairs);
   log(`tracing off, restarted (after): runtime ÷ baseline ${median(closingPairs.map((p) => p.ratio)).toFixed(3)}; reference (both) ${reference.throughputRatio.toFixed(3)}`);
   const runs = traced.map((run): TracingRun => ({ ...run, cost: 1 - run.throughputRatio / reference.throughputRatio }));
-  for (const run of runs) log(`tracing at ${run.ratio}: cost ${((run.cost ?? Number.NaN) * 100).toFixed(1)} % against the reference`);
+  const cpuCost = (run: TracingRun, role: string): string => `${((tracingCpuCost(run.pairs, reference, role) ?? Number.NaN) * 100).toFixed(0)} %`;
+  for (const run of runs) log(`tracing at ${run.ratio}: cost ${((run.cost ?? Number.NaN) * 100).toFixed(1)} % against the reference; CPU per event against the reference's: activator ${cpuCost(run, 'activator')}, ingress ${cpuCost(run, 'ingress')}`);
   return { runs, reference };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseName, PhaseResult, SystemResult } from './bench-result.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, spread, tracingReference } from './compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, runtimeCpu, spread, tracingCpuCost, tracingReference } from './compare-systems.js';
 
 /** A phase result with only what the comparison reads. */
 function phase(name: PhaseName, perSecond: number, cpuMsPerEvent: Record<string, number> = {}, p50 = 1): PhaseResult {
@@ -86,5 +86,25 @@ describe('tracingReference', () => {
     expect(reference.pairs.map((p) => p.ratio)).toEqual([1.0, 1.02, 0.98]);
     expect(reference.closingPairs.map((p) => p.ratio)).toEqual([0.8, 0.82, 0.78]);
     expect(reference.spread).toBeCloseTo((1.02 - 0.78) / 0.9);
+  });
+});
+
+describe('tracingCpuCost', () => {
+  /** A pair whose runtime spent `activator` ms of CPU per event; the throughput ratio is beside the point. */
+  const pairWithCpu = (activator: number, ratio = 1) => pairOf(phase('noop-throughput', 1_000 * ratio, { activator, ingress: 0.05 }), phase('noop-throughput', 1_000));
+
+  it('compares the traced runs\' CPU per event with both reference blocks\', each a median, whatever the throughput ratios did', () => {
+    // The throughput ratios moved between the blocks (1.2 then 0.8); the CPU cost reads only CPU per event: 0.1 ms off, 0.13 ms traced.
+    const reference = tracingReference([0.1, 0.09, 0.11].map((cpu) => pairWithCpu(cpu, 1.2)), [0.1, 0.12, 0.1].map((cpu) => pairWithCpu(cpu, 0.8)));
+    const traced = [0.13, 0.14, 0.12].map((cpu) => pairWithCpu(cpu, 0.9));
+    expect(tracingCpuCost(traced, reference, 'activator')).toBeCloseTo(0.3);
+    expect(tracingCpuCost(traced, reference, 'ingress')).toBeCloseTo(0);
+    expect(runtimeCpu(traced, 'activator')).toBeCloseTo(0.13);
+  });
+
+  it('has no figure for a role some run did not record', () => {
+    const reference = tracingReference([pairWithCpu(0.1)], [pairWithCpu(0.1)]);
+    expect(tracingCpuCost([pairWithCpu(0.13)], reference, 'effector')).toBeUndefined();
+    expect(runtimeCpu([], 'activator')).toBeUndefined();
   });
 });

@@ -5,8 +5,9 @@
  */
 import { describeCoreSpeeds, unevenCoresRatio } from '../infra/core-speeds.js';
 import { MODEL_LOW_PACE } from '../load/start-offsets.js';
-import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult } from './bench-result.js';
+import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
+import { runtimeCpu, tracingCpuCost } from './compare-systems.js';
 
 /** beam-agents' gated budget for runtime overhead per activation (ARCHITECTURE §10). */
 export const OVERHEAD_BUDGET_MS = { p50: 15, p99: 60 } as const;
@@ -36,6 +37,8 @@ function sumOver(values: Readonly<Record<string, number>>, members: readonly str
 }
 
 const fmt = (value: number | undefined, digits = 1): string => (value === undefined || Number.isNaN(value) ? '–' : value.toFixed(digits));
+/** CPU ms per event, as the CPU table prints it. */
+const fmtCpu = (value: number | undefined): string => fmt(value, 3);
 const int = (value: number | undefined): string => (value === undefined || Number.isNaN(value) ? '–' : Math.round(value).toLocaleString('en-US'));
 
 function phaseOf(system: SystemResult | undefined, phase: PhaseName): PhaseResult | undefined {
@@ -254,6 +257,7 @@ function tracingSection(result: BenchResult): string[] {
   if (result.tracing.length === 0) return [];
   const off = result.comparison?.throughputRatio['noop-throughput'];
   const reference = result.tracingReference;
+  const referenceCpu = (role: string): number | undefined => (reference === undefined ? undefined : runtimeCpu([...reference.pairs, ...reference.closingPairs], role));
   const out = [
     '## Tracing',
     '',
@@ -263,15 +267,22 @@ function tracingSection(result: BenchResult): string[] {
       `(before: ${reference?.pairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; after: ${reference?.closingPairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; ` +
       `spread ${fmt((reference?.spread ?? Number.NaN) * 100, 0)} %). ` +
       'Cost = 1 − (traced ratio ÷ reference ratio). ' +
-      `Tracing off in the main phases (the rows above, a runtime warmed by them): runtime ÷ baseline ${fmt(off, 2)}, which is also the whole cost of the runtime with tracing off against bare JetStream.`,
+      `Tracing off in the main phases (the rows above, a runtime warmed by them): runtime ÷ baseline ${fmt(off, 2)}, which is also the whole cost of the runtime with tracing off against bare JetStream. ` +
+      'The CPU columns give the same cost as CPU per event of the runtime\'s processes (median over the pairs) against the reference\'s (median over both blocks): ' +
+      `with tracing off, activator ${fmtCpu(referenceCpu('activator'))} ms and ingress ${fmtCpu(referenceCpu('ingress'))} ms. ` +
+      'They are a second view of the cost, not a steadier one: CPU per event moves with batching too (a run that keeps more in flight spends less per event).',
     '',
-    '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | OTLP requests | exported KiB |',
-    '|---:|---:|---|---:|---:|---:|---:|',
+    '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | activator CPU per event, ms | ingress CPU per event, ms | OTLP requests | exported KiB |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
+  const cpuCell = (pairs: readonly ThroughputPair[], role: string): string => {
+    const cost = reference === undefined ? undefined : tracingCpuCost(pairs, reference, role);
+    return `${fmtCpu(runtimeCpu(pairs, role))}${cost === undefined ? '' : ` (${cost >= 0 ? '+' : '−'}${fmt(Math.abs(cost) * 100, 0)} %)`}`;
+  };
   for (const t of result.tracing) {
     out.push(
       `| ${t.ratio} | ${fmt(t.throughputRatio, 2)} | ${t.pairs.map((p) => fmt(p.ratio, 2)).join(', ')} | ${fmt(t.spread * 100, 0)} %${t.spread > NOISY_SPREAD ? ' **noisy**' : ''} | ` +
-        `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
+        `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${cpuCell(t.pairs, 'activator')} | ${cpuCell(t.pairs, 'ingress')} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
     );
   }
   out.push('');
