@@ -113,8 +113,10 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
 
   intake(msg: JsMsg): Intake<IngestWork> {
     const headers = fromMsgHdrs(msg.headers);
+    // Read once: the client parses the reply subject again on every read of `timestampNanos`.
+    const storedAtNanos = msg.timestampNanos;
     const decided = decideIngest(
-      { subject: msg.subject, data: msg.data, headers, ingestTimeMs: Number(msg.timestampNanos / 1_000_000n) },
+      { subject: msg.subject, data: msg.data, headers, ingestTimeMs: Number(storedAtNanos / 1_000_000n) },
       this.options.agents,
       this.options.topology,
       this.options.limits,
@@ -126,7 +128,7 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
     const decision = traced.decision;
     // Order matters per key only; unreadable messages have no key and go on their own.
     const lane = decision.kind === 'forward' ? `${decision.agent}.${decision.token}` : `#${msg.seq}`;
-    return { kind: 'handle', lane, work: { seq: msg.seq, storedAtNanos: msg.timestampNanos, traced } };
+    return { kind: 'handle', lane, work: { seq: msg.seq, storedAtNanos, traced } };
   }
 
   handle({ seq, storedAtNanos, traced }: IngestWork): Promise<boolean> {
