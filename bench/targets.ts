@@ -19,9 +19,16 @@ export interface BenchTarget {
   readonly unit: 'ratio' | 'ms' | 'B' | 'share';
   /** The figure, or undefined when the run did not measure it (and what to run instead). */
   measure(result: BenchResult): number | undefined;
+  /**
+   * The same figure pair by pair, in run order, for a figure taken as the median over pairs whose
+   * spread is not already reported (the latency phases): the check names a target whose pairs fall
+   * on both sides of its limit, where a pass or a miss says little. Absent: no such view.
+   */
+  pairs?(result: BenchResult): readonly number[] | undefined;
 }
 
 const latencyDelta = (name: PhaseName, percentile: 'p50' | 'p99') => (result: BenchResult): number | undefined => result.comparison?.latencyDeltaMs[name]?.[percentile];
+const latencyDeltaPairs = (name: PhaseName, percentile: 'p50' | 'p99') => (result: BenchResult): readonly number[] | undefined => result.latencyPairs[name]?.map((p) => p.deltaMs[percentile]);
 
 /** The targets, in the order the check prints them. */
 export const TARGETS: readonly BenchTarget[] = [
@@ -30,10 +37,10 @@ export const TARGETS: readonly BenchTarget[] = [
   { id: 'throughput-noop', figure: 'no-op throughput, runtime ÷ baseline (median pair)', bound: 'min', limit: 0.8, unit: 'ratio', measure: (r) => r.comparison?.throughputRatio['noop-throughput'] },
   { id: 'throughput-model', figure: 'model throughput, runtime ÷ baseline (median pair)', bound: 'min', limit: 0.75, unit: 'ratio', measure: (r) => r.comparison?.throughputRatio['model-throughput'] },
   { id: 'throughput-roundtrip', figure: 'round-trip throughput, runtime ÷ baseline (median pair)', bound: 'min', limit: 0.7, unit: 'ratio', measure: (r) => r.comparison?.throughputRatio['roundtrip-throughput'] },
-  { id: 'latency-noop-unloaded-p50', figure: 'noop-unloaded p50, runtime − baseline (median pair)', bound: 'max', limit: 0.3, unit: 'ms', measure: latencyDelta('noop-unloaded', 'p50') },
-  { id: 'latency-model-low-concurrency-p50', figure: 'model-low-concurrency overhead p50, runtime − baseline (median pair)', bound: 'max', limit: 1, unit: 'ms', measure: latencyDelta('model-low-concurrency', 'p50') },
-  { id: 'latency-model-low-concurrency-p99', figure: 'model-low-concurrency overhead p99, runtime − baseline (median pair)', bound: 'max', limit: 5, unit: 'ms', measure: latencyDelta('model-low-concurrency', 'p99') },
-  { id: 'latency-roundtrip-unloaded-p50', figure: 'roundtrip-unloaded p50, runtime − baseline (median pair)', bound: 'max', limit: 1, unit: 'ms', measure: latencyDelta('roundtrip-unloaded', 'p50') },
+  { id: 'latency-noop-unloaded-p50', figure: 'noop-unloaded p50, runtime − baseline (median pair)', bound: 'max', limit: 0.3, unit: 'ms', measure: latencyDelta('noop-unloaded', 'p50'), pairs: latencyDeltaPairs('noop-unloaded', 'p50') },
+  { id: 'latency-model-low-concurrency-p50', figure: 'model-low-concurrency overhead p50, runtime − baseline (median pair)', bound: 'max', limit: 1, unit: 'ms', measure: latencyDelta('model-low-concurrency', 'p50'), pairs: latencyDeltaPairs('model-low-concurrency', 'p50') },
+  { id: 'latency-model-low-concurrency-p99', figure: 'model-low-concurrency overhead p99, runtime − baseline (median pair)', bound: 'max', limit: 5, unit: 'ms', measure: latencyDelta('model-low-concurrency', 'p99'), pairs: latencyDeltaPairs('model-low-concurrency', 'p99') },
+  { id: 'latency-roundtrip-unloaded-p50', figure: 'roundtrip-unloaded p50, runtime − baseline (median pair)', bound: 'max', limit: 1, unit: 'ms', measure: latencyDelta('roundtrip-unloaded', 'p50'), pairs: latencyDeltaPairs('roundtrip-unloaded', 'p50') },
   {
     id: 'latency-roundtrip-low-concurrency-p50',
     figure: 'roundtrip-low-concurrency p50, runtime ÷ baseline (median pair)',
@@ -41,6 +48,7 @@ export const TARGETS: readonly BenchTarget[] = [
     limit: 1.3,
     unit: 'ratio',
     measure: (r) => r.comparison?.latencyRatioP50['roundtrip-low-concurrency'],
+    pairs: (r) => r.latencyPairs['roundtrip-low-concurrency']?.map((p) => p.ratioP50),
   },
   {
     id: 'state-no-growth',

@@ -7,7 +7,7 @@ import { checkTargets, renderCheck } from './check-targets.js';
 const comparison = (over: Partial<Comparison> = {}): Comparison => ({ throughputRatio: {}, throughputPairs: {}, throughputSpread: {}, cpuRatio: {}, latencyDeltaMs: {}, latencyRatioP50: {}, ...over });
 
 /** A result holding only a comparison (every other dimension empty). */
-const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, tracing: [], memory: [], failures: [], coreSpeeds: { start: undefined, end: undefined } }) as unknown as BenchResult;
+const result = (c: Comparison | undefined): BenchResult => ({ systems: [], comparison: c, activators: [], liveKeys: [], pairs: {}, latencyPairs: {}, tracing: [], memory: [], failures: [], coreSpeeds: { start: undefined, end: undefined } }) as unknown as BenchResult;
 
 const ratioTarget: BenchTarget = { id: 'noop', figure: 'no-op ratio', bound: 'min', limit: 0.8, unit: 'ratio', measure: (r) => r.comparison?.throughputRatio['noop-throughput'] };
 const cpuTarget: BenchTarget = { id: 'cpu', figure: 'cpu ratio', bound: 'max', limit: 1.5, unit: 'ratio', measure: (r) => r.comparison?.cpuRatio.activator };
@@ -49,6 +49,25 @@ describe('checkTargets', () => {
     const reference = (spread: number) => ({ pairs: [], closingPairs: [], throughputRatio: 1, spread });
     expect(checkTargets({ ...result(comparison()), tracingReference: reference(0.1) } as unknown as BenchResult, [ratioTarget]).noisy).toEqual([]);
     expect(checkTargets({ ...result(comparison()), tracingReference: reference(0.24) } as unknown as BenchResult, [ratioTarget]).noisy).toEqual(['tracing reference (spread 24 %)']);
+  });
+
+  it('names a latency target whose pairs fall on both sides of its limit, met or missed, and not one whose pairs agree', () => {
+    const pair = (p50: number, p99: number) => ({ deltaMs: { p50, p99 }, ratioP50: 1 });
+    const p99 = TARGETS.find((t) => t.id === 'latency-model-low-concurrency-p99');
+    const p50 = TARGETS.find((t) => t.id === 'latency-model-low-concurrency-p50');
+    const withPairs = (pairs: ReturnType<typeof pair>[]): BenchResult => ({ ...result(comparison()), latencyPairs: { 'model-low-concurrency': pairs } }) as unknown as BenchResult;
+    // Check D of run 21: p99 deltas 15.31, 1.26, 8.36, 5.52, 10.30 ms, p50 deltas all within 1 ms here.
+    const check = checkTargets(withPairs([pair(0.9, 15.31), pair(0.8, 1.26), pair(0.7, 8.36), pair(0.6, 5.52), pair(0.5, 10.3)]), [p99!, p50!]);
+    expect(check.split).toEqual(['latency-model-low-concurrency-p99 (15.31, 1.26, 8.36, 5.52, 10.30 ms; target ≤ 5.00 ms)']);
+    expect(renderCheck(check)).toContain('split verdicts (pairs on both sides of the limit): latency-model-low-concurrency-p99 (15.31, 1.26, 8.36, 5.52, 10.30 ms; target ≤ 5.00 ms)');
+    expect(checkTargets(withPairs([pair(0.9, 6), pair(0.8, 7)]), [p99!, p50!]).split).toEqual([]);
+    expect(checkTargets(result(comparison()), [p99!]).split).toEqual([]);
+  });
+
+  it('reads the round-trip p50 ratio\'s pairs for its split verdict', () => {
+    const ratio = TARGETS.find((t) => t.id === 'latency-roundtrip-low-concurrency-p50');
+    const withRatios = (ratios: number[]): BenchResult => ({ ...result(comparison()), latencyPairs: { 'roundtrip-low-concurrency': ratios.map((ratioP50) => ({ deltaMs: { p50: 0, p99: 0 }, ratioP50 })) } }) as unknown as BenchResult;
+    expect(checkTargets(withRatios([1.2, 1.35, 1.28]), [ratio!]).split).toEqual(['latency-roundtrip-low-concurrency-p50 (1.20, 1.35, 1.28; target ≤ 1.30)']);
   });
 
   it('reads the live-keys target off each row\'s median runtime run', () => {

@@ -2,7 +2,8 @@
  * `npm run bench -- --check`: holds a run to {@link TARGETS} and names every target missed,
  * including those the run did not measure (a partial run cannot pass). Ratios whose pairs
  * disagree by more than {@link NOISY_SPREAD} are named too: a pass or a miss there may be noise.
- * So are uneven cores ({@link unevenCoresRatio}), the machine's share of that noise.
+ * So are latency targets whose pairs fall on both sides of the limit ({@link BenchTarget.pairs}),
+ * and uneven cores ({@link unevenCoresRatio}), the machine's share of that noise.
  */
 import { TARGETS, type BenchTarget } from '../targets.js';
 import { unevenCoresRatio, type CoreSpeeds } from '../infra/core-speeds.js';
@@ -22,6 +23,8 @@ export interface TargetCheck {
   readonly missed: readonly TargetVerdict[];
   /** Throughput phases whose pair ratios spread beyond {@link NOISY_SPREAD}. */
   readonly noisy: readonly string[];
+  /** Targets whose pairs fall on both sides of the limit, each with its pairs' figures: the verdict could have gone either way. */
+  readonly split: readonly string[];
   /** The machine's cores ran the same loop at speeds too far apart ({@link unevenCoresRatio}) (start or end): why pairs disagree. */
   readonly unevenCores: string | undefined;
 }
@@ -40,7 +43,25 @@ export function checkTargets(result: BenchResult, targets: readonly BenchTarget[
   if (reference !== undefined && reference.spread > NOISY_SPREAD) noisy.push(`tracing reference (spread ${(reference.spread * 100).toFixed(0)} %)`);
   for (const t of result.tracing) if (t.spread > NOISY_SPREAD) noisy.push(`tracing ${t.ratio} (spread ${(t.spread * 100).toFixed(0)} %)`);
   for (const row of result.liveKeys) if (row.spread > NOISY_SPREAD) noisy.push(`live keys ${row.liveKeys} (spread ${(row.spread * 100).toFixed(0)} %)`);
-  return { verdicts, missed: verdicts.filter((v) => !v.met), noisy, unevenCores: unevenCores(result) };
+  return { verdicts, missed: verdicts.filter((v) => !v.met), noisy, split: split(result, targets), unevenCores: unevenCores(result) };
+}
+
+/** `latency-… (2.03, 0.43 ms; target ≤ 1.00 ms)` for each target with pairs on both sides of its limit. */
+function split(result: BenchResult, targets: readonly BenchTarget[]): string[] {
+  const out: string[] = [];
+  for (const target of targets) {
+    const pairs = target.pairs?.(result);
+    if (pairs === undefined || pairs.length < 2) continue;
+    const within = pairs.filter((v) => (target.bound === 'max' ? v <= target.limit : v >= target.limit)).length;
+    if (within === 0 || within === pairs.length) continue;
+    const values = pairs.map((v) => shown(v, target.unit).replace(/ ms$/, '')).join(', ');
+    out.push(`${target.id} (${values}${target.unit === 'ms' ? ' ms' : ''}; target ${boundOf(target)})`);
+  }
+  return out;
+}
+
+function boundOf(target: BenchTarget): string {
+  return `${target.bound === 'max' ? '≤' : '≥'} ${shown(target.limit, target.unit)}`;
 }
 
 function unevenCores(result: BenchResult): string | undefined {
@@ -66,12 +87,10 @@ function shown(value: number | undefined, unit: BenchTarget['unit']): string {
 
 /** The check as lines of text (also printed into the markdown report). */
 export function renderCheck(check: TargetCheck): string[] {
-  const lines = check.verdicts.map(({ target, value, met }) => {
-    const bound = `${target.bound === 'max' ? '≤' : '≥'} ${shown(target.limit, target.unit)}`;
-    return `${met ? 'met   ' : 'MISSED'} ${target.id}: ${target.figure} = ${shown(value, target.unit)} (target ${bound})`;
-  });
+  const lines = check.verdicts.map(({ target, value, met }) => `${met ? 'met   ' : 'MISSED'} ${target.id}: ${target.figure} = ${shown(value, target.unit)} (target ${boundOf(target)})`);
   lines.push(check.missed.length === 0 ? `all ${check.verdicts.length} targets met` : `${check.missed.length} of ${check.verdicts.length} targets missed: ${check.missed.map((v) => v.target.id).join(', ')}`);
   if (check.noisy.length > 0) lines.push(`noisy ratios (pairs disagree by more than ${NOISY_SPREAD * 100} %): ${check.noisy.join(', ')}`);
+  if (check.split.length > 0) lines.push(`split verdicts (pairs on both sides of the limit): ${check.split.join(', ')}`);
   if (check.unevenCores !== undefined) lines.push(check.unevenCores);
   return lines;
 }
