@@ -58,8 +58,8 @@ describe('checkTargets', () => {
     const withPairs = (pairs: ReturnType<typeof pair>[]): BenchResult => ({ ...result(comparison()), latencyPairs: { 'model-low-concurrency': pairs } }) as unknown as BenchResult;
     // Check D of run 21: p99 deltas 15.31, 1.26, 8.36, 5.52, 10.30 ms, p50 deltas all within 1 ms here.
     const check = checkTargets(withPairs([pair(0.9, 15.31), pair(0.8, 1.26), pair(0.7, 8.36), pair(0.6, 5.52), pair(0.5, 10.3)]), [p99!, p50!]);
-    expect(check.split).toEqual(['latency-model-low-concurrency-p99 (15.31, 1.26, 8.36, 5.52, 10.30 ms; target ≤ 5.00 ms)']);
-    expect(renderCheck(check)).toContain('split verdicts (pairs on both sides of the limit): latency-model-low-concurrency-p99 (15.31, 1.26, 8.36, 5.52, 10.30 ms; target ≤ 5.00 ms)');
+    expect(check.split).toEqual(['latency-model-low-concurrency-p99 (15.31 ms, 1.26 ms, 8.36 ms, 5.52 ms, 10.30 ms; target ≤ 5.00 ms)']);
+    expect(renderCheck(check)).toContain('split verdicts (pairs on both sides of the limit): latency-model-low-concurrency-p99 (15.31 ms, 1.26 ms, 8.36 ms, 5.52 ms, 10.30 ms; target ≤ 5.00 ms)');
     expect(checkTargets(withPairs([pair(0.9, 6), pair(0.8, 7)]), [p99!, p50!]).split).toEqual([]);
     expect(checkTargets(result(comparison()), [p99!]).split).toEqual([]);
   });

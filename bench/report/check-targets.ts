@@ -33,7 +33,7 @@ export interface TargetCheck {
 export function checkTargets(result: BenchResult, targets: readonly BenchTarget[] = TARGETS): TargetCheck {
   const verdicts = targets.map((target): TargetVerdict => {
     const value = target.measure(result);
-    const met = value !== undefined && Number.isFinite(value) && (target.bound === 'max' ? value <= target.limit : value >= target.limit);
+    const met = value !== undefined && Number.isFinite(value) && withinBound(target, value);
     return { target, value, met };
   });
   const noisy = Object.entries(result.comparison?.throughputSpread ?? {})
@@ -46,18 +46,20 @@ export function checkTargets(result: BenchResult, targets: readonly BenchTarget[
   return { verdicts, missed: verdicts.filter((v) => !v.met), noisy, split: split(result, targets), unevenCores: unevenCores(result) };
 }
 
-/** `latency-… (2.03, 0.43 ms; target ≤ 1.00 ms)` for each target with pairs on both sides of its limit. */
+/** `latency-… (2.03 ms, 0.43 ms; target ≤ 1.00 ms)` for each target with pairs on both sides of its limit. */
 function split(result: BenchResult, targets: readonly BenchTarget[]): string[] {
   const out: string[] = [];
   for (const target of targets) {
-    const pairs = target.pairs?.(result);
-    if (pairs === undefined || pairs.length < 2) continue;
-    const within = pairs.filter((v) => (target.bound === 'max' ? v <= target.limit : v >= target.limit)).length;
+    const pairs = target.pairs?.(result) ?? [];
+    const within = pairs.filter((v) => withinBound(target, v)).length;
     if (within === 0 || within === pairs.length) continue;
-    const values = pairs.map((v) => shown(v, target.unit).replace(/ ms$/, '')).join(', ');
-    out.push(`${target.id} (${values}${target.unit === 'ms' ? ' ms' : ''}; target ${boundOf(target)})`);
+    out.push(`${target.id} (${pairs.map((v) => shown(v, target.unit)).join(', ')}; target ${boundOf(target)})`);
   }
   return out;
+}
+
+function withinBound(target: BenchTarget, value: number): boolean {
+  return target.bound === 'max' ? value <= target.limit : value >= target.limit;
 }
 
 function boundOf(target: BenchTarget): string {

@@ -64,8 +64,13 @@ export function tracingReference(opening: readonly ThroughputPair[], closing: re
  */
 export function tracingCpuCost(traced: readonly ThroughputPair[], reference: TracingReference, role: string): number | undefined {
   const on = runtimeCpu(traced, role);
-  const off = runtimeCpu([...reference.pairs, ...reference.closingPairs], role);
+  const off = referenceCpu(reference, role);
   return on === undefined || off === undefined || off === 0 ? undefined : on / off - 1;
+}
+
+/** The reference's `role` CPU ms per event, the median over both of its blocks' pairs (see {@link runtimeCpu}). */
+export function referenceCpu(reference: TracingReference, role: string): number | undefined {
+  return runtimeCpu([...reference.pairs, ...reference.closingPairs], role);
 }
 
 /** The runtime's `role` CPU ms per event, the median over `pairs`; undefined when a run did not record it. */

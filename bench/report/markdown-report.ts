@@ -7,7 +7,7 @@ import { describeCoreSpeeds, unevenCoresRatio } from '../infra/core-speeds.js';
 import { MODEL_LOW_PACE } from '../load/start-offsets.js';
 import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
-import { runtimeCpu, tracingCpuCost } from './compare-systems.js';
+import { referenceCpu, runtimeCpu, tracingCpuCost } from './compare-systems.js';
 
 /** beam-agents' gated budget for runtime overhead per activation (ARCHITECTURE §10). */
 export const OVERHEAD_BUDGET_MS = { p50: 15, p99: 60 } as const;
@@ -257,7 +257,6 @@ function tracingSection(result: BenchResult): string[] {
   if (result.tracing.length === 0) return [];
   const off = result.comparison?.throughputRatio['noop-throughput'];
   const reference = result.tracingReference;
-  const referenceCpu = (role: string): number | undefined => (reference === undefined ? undefined : runtimeCpu([...reference.pairs, ...reference.closingPairs], role));
   const out = [
     '## Tracing',
     '',
@@ -269,7 +268,7 @@ function tracingSection(result: BenchResult): string[] {
       'Cost = 1 − (traced ratio ÷ reference ratio). ' +
       `Tracing off in the main phases (the rows above, a runtime warmed by them): runtime ÷ baseline ${fmt(off, 2)}, which is also the whole cost of the runtime with tracing off against bare JetStream. ` +
       'The CPU columns give the same cost as CPU per event of the runtime\'s processes (median over the pairs) against the reference\'s (median over both blocks): ' +
-      `with tracing off, activator ${fmtCpu(referenceCpu('activator'))} ms and ingress ${fmtCpu(referenceCpu('ingress'))} ms. ` +
+      `with tracing off, activator ${fmtCpu(reference && referenceCpu(reference, 'activator'))} ms and ingress ${fmtCpu(reference && referenceCpu(reference, 'ingress'))} ms. ` +
       'They are a second view of the cost, not a steadier one: CPU per event moves with batching too (a run that keeps more in flight spends less per event).',
     '',
     '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | activator CPU per event, ms | ingress CPU per event, ms | OTLP requests | exported KiB |',
