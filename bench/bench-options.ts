@@ -53,6 +53,11 @@ export interface BenchOptions {
    * use the same client options.
    */
   readonly baselineAsyncTraces: boolean;
+  /**
+   * One unmeasured runtime/baseline pair before each main phase's measured pairs (`--no-lead-in`
+   * skips it; decision 0084): the phase change then lands on no measured run.
+   */
+  readonly leadIn: boolean;
   /** Activator counts of the activators dimension (no-op throughput with 1, 2, 3 activators); empty: not measured. */
   readonly activators: readonly number[];
   /** Live-key counts of the live-keys dimension, ascending; empty: not measured. */
@@ -171,6 +176,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--bare-kv-updates <n>', 'bare KV updates per live-keys row', 'BENCH_BARE_KV_UPDATES', 20_000))
     .addOption(numeric('--bare-kv-in-flight <n>', 'bare KV updates in flight', 'BENCH_BARE_KV_IN_FLIGHT', 64))
     .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput and latency phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 5))
+    .addOption(new Option('--no-lead-in', "skip the unmeasured lead-in pair before each main phase's pairs (quick experiments; decision 0084)").env('BENCH_NO_LEAD_IN'))
     .addOption(numeric('--live-keys-pairs <n>', 'runtime/baseline pairs of fresh runs of each live-keys row', 'BENCH_LIVE_KEYS_PAIRS', 3))
     .addOption(numeric('--tracing-pairs <n>', "pairs of the tracing dimension's reference and of each ratio", 'BENCH_TRACING_PAIRS', 5))
     .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
@@ -213,6 +219,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     bareKvUpdates: number;
     bareKvInFlight: number;
     pairs: number;
+    leadIn: boolean;
     liveKeysPairs: number;
     tracingPairs: number;
     check: boolean;
@@ -246,6 +253,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     bareKvUpdates: o.bareKvUpdates,
     bareKvInFlight: o.bareKvInFlight,
     pairs: o.pairs,
+    leadIn: o.leadIn,
     liveKeysPairs: o.liveKeysPairs,
     tracingPairs: o.tracingPairs,
     check: o.check,

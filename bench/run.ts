@@ -47,6 +47,7 @@ import { machineFacts } from './infra/machine-facts.js';
 import { startNatsServer, type BenchNatsServer } from './infra/nats-server.js';
 import { hopRows } from './report/hop-timeline.js';
 import { bareKvUpdates, liveKeyToken, prepopulateLiveKeys, refreshRevisions, spreadIndices } from './live-keys/live-keys.js';
+import { pairSchedule } from './pair-schedule.js';
 import { keyTokens, needsEffector, planLiveKeysPhase, planPhases, runPhase, warmRestarted, type PhaseContext, type PhasePlan } from './phases.js';
 import { startOtlpSink } from './infra/otlp-sink.js';
 import { runLoad } from './load/load-generator.js';
@@ -163,7 +164,8 @@ function phaseContext(bench: Bench, system: SystemUnderTest): PhaseContext {
 
 /**
  * Runs `plan` as `count` (default `--pairs`) interleaved runtime/baseline pairs (variant
- * `<prefix>r<n>`), each made into a pair by `pairOf` and logged with `describe`.
+ * `<prefix>r<n>`), each made into a pair by `pairOf` and logged with `describe`. With `--lead-in`
+ * (the default) an unmeasured pair runs first (see {@link pairSchedule}, decision 0084).
  */
 async function runInterleaved<P>(
   bench: Bench,
@@ -173,13 +175,17 @@ async function runInterleaved<P>(
   pairOf: (runtime: PhaseResult, baseline: PhaseResult) => P,
   describe: (pair: P) => string,
   count = bench.options.pairs,
+  leadIn = bench.options.leadIn,
 ): Promise<P[]> {
   const pairs: P[] = [];
-  for (let r = 1; r <= count; r += 1) {
-    const variant = `${prefix}r${r}`;
+  for (const { variant, measured } of pairSchedule(count, leadIn, prefix)) {
     const runtime = await runPhase(phaseContext(bench, systems.runtime), { ...plan, variant });
     const baseline = await runPhase(phaseContext(bench, systems.baseline), { ...plan, variant });
     const pair = pairOf(runtime, baseline);
+    if (!measured) {
+      log(`${plan.phase} ${variant}: ${describe(pair)} (lead-in, not measured)`);
+      continue;
+    }
     log(`${plan.phase} ${variant}: ${describe(pair)}`);
     pairs.push(pair);
   }
@@ -187,8 +193,8 @@ async function runInterleaved<P>(
 }
 
 /** A throughput phase's pairs (see {@link runInterleaved}). */
-function runPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan, prefix = '', count = bench.options.pairs): Promise<ThroughputPair[]> {
-  return runInterleaved(bench, systems, plan, prefix, pairOf, (pair) => `runtime ÷ baseline ${pair.ratio.toFixed(3)}`, count);
+function runPairs(bench: Bench, systems: Readonly<Record<SystemName, SystemUnderTest>>, plan: PhasePlan, prefix = '', count = bench.options.pairs, leadIn = bench.options.leadIn): Promise<ThroughputPair[]> {
+  return runInterleaved(bench, systems, plan, prefix, pairOf, (pair) => `runtime ÷ baseline ${pair.ratio.toFixed(3)}`, count, leadIn);
 }
 
 /** A latency phase's pairs (see {@link runInterleaved}). */
@@ -291,7 +297,8 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension, before the traced runs)');
   await restart({});
   // `--tracing-pairs` (5 by default, decision 0082): one disturbed pair of three moved the cost by ten points.
-  const openingPairs = await runPairs(bench, running, plan, 'toff-', options.tracingPairs);
+  // No lead-in pair here (decision 0084): each restart's warm-up above already stands before the pairs.
+  const openingPairs = await runPairs(bench, running, plan, 'toff-', options.tracingPairs, false);
   log(`tracing off, restarted (before): runtime ÷ baseline ${median(openingPairs.map((p) => p.ratio)).toFixed(3)}`);
   const sink = await startOtlpSink();
   const traced: Omit<TracingRun, 'cost'>[] = [];
@@ -307,7 +314,7 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
         OTEL_TRACES_SAMPLER_ARG: String(ratio),
       });
       const before = sink.received();
-      const pairs = await runPairs(bench, running, plan, `t${ratio}-`, options.tracingPairs);
+      const pairs = await runPairs(bench, running, plan, `t${ratio}-`, options.tracingPairs, false);
       const after = sink.received();
       const throughputRatio = median(pairs.map((p) => p.ratio));
       traced.push({ ratio, pairs, throughputRatio, spread: spread(pairs.map((p) => p.ratio)), exported: { requests: after.requests - before.requests, bytes: after.bytes - before.bytes } });
@@ -318,7 +325,7 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   }
   log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension, after the traced runs)');
   await restart({});
-  const closingPairs = await runPairs(bench, running, plan, 'toff2-', options.tracingPairs);
+  const closingPairs = await runPairs(bench, running, plan, 'toff2-', options.tracingPairs, false);
   const reference = tracingReference(openingPairs, closingPairs);
   log(`tracing off, restarted (after): runtime ÷ baseline ${median(closingPairs.map((p) => p.ratio)).toFixed(3)}; reference (both) ${reference.throughputRatio.toFixed(3)}`);
   const runs = traced.map((run): TracingRun => ({ ...run, cost: 1 - run.throughputRatio / reference.throughputRatio }));
