@@ -22,6 +22,7 @@ RUN npm run build && npm run build:packages && npm prune --omit=dev --no-audit -
 FROM node:20.20.2-bookworm-slim
 ENV NODE_ENV=production
 # The services' Node flags (libs/config/src/service-node-flags.ts; a spec keeps the two equal).
+# V8 flags Node refuses here, each service sets on itself (libs/config/src/service-v8-flags.ts).
 ENV NODE_OPTIONS="--max-semi-space-size=64"
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json

@@ -8,6 +8,7 @@
 import { jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
+import { applyServiceV8Flags } from '#config';
 import { BaselineEnv } from './baseline-env.js';
 import { startEffector } from './baseline-effector.js';
 import { startForwarder } from './baseline-forwarder.js';
@@ -21,6 +22,8 @@ function numberFromEnv(name: string): number {
 }
 
 async function main(): Promise<void> {
+  // The same V8 flags as the runtime's services, as it gets the same node flags: both systems run the same Node.
+  applyServiceV8Flags();
   const role = process.argv[2];
   if (role !== 'forwarder' && role !== 'worker' && role !== 'effector') throw new Error(`usage: baseline-main.js forwarder|worker|effector (got '${role}')`);
   const url = process.env[BaselineEnv.natsUrl];

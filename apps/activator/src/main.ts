@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { agentModulesProblem, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { applyServiceV8Flags, agentModulesProblem, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { TOPOLOGY, NatsService } from '#transport';
 import type { Topology } from '#routing';
 import { ConsumerLagSampler, startServiceTelemetry, type RuntimeMetrics } from '#telemetry';
@@ -16,6 +16,7 @@ import { samplePartitionLag } from './telemetry/partition-lag.js';
  * its leases are healthy. SIGTERM drains in-flight activations before exit.
  */
 async function main(): Promise<void> {
+  applyServiceV8Flags();
   // A bad agent module stops the start with one line naming the file and what was expected.
   const problem = await agentModulesProblem(loadConfig({ env: process.env }).agentModules, process.cwd());
   if (problem !== undefined) {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { applyServiceV8Flags, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import { startServiceTelemetry } from '#telemetry';
 import { NatsService } from '#transport';
 import { ConsoleModule } from './console.module.js';
@@ -24,6 +24,7 @@ const BUILT_WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '
  * view and the live updates from NATS. SIGTERM closes the listener and drains NATS.
  */
 async function main(): Promise<void> {
+  applyServiceV8Flags();
   const telemetry = await startServiceTelemetry('console', process.env, loadConfig({ env: process.env }).ops);
   const app = await NestFactory.create<NestExpressApplication>(ConsoleModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { applyServiceV8Flags, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
 import { ConsumerLagSampler, startServiceTelemetry, type EffectorMetrics } from '#telemetry';
 import { NatsService, TOPOLOGY } from '#transport';
@@ -16,6 +16,7 @@ import { EFFECTOR_CONSUMER } from './intent-consumer.js';
  * drains running tools before exit.
  */
 async function main(): Promise<void> {
+  applyServiceV8Flags();
   const telemetry = await startServiceTelemetry('effector', process.env, loadConfig({ env: process.env }).ops);
   const app = await NestFactory.createApplicationContext(EffectorModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { agentModulesProblem, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
+import { applyServiceV8Flags, agentModulesProblem, loadConfig, RUNTIME_CONFIG, type RuntimeConfig } from '#config';
 import type { Topology } from '#routing';
 import { ConsumerLagSampler, startServiceTelemetry, type IngressMetrics } from '#telemetry';
 import { NatsService, TOPOLOGY } from '#transport';
@@ -17,6 +17,7 @@ import { INGRESS_METRICS } from './ingress.tokens.js';
  * hands the lease back.
  */
 async function main(): Promise<void> {
+  applyServiceV8Flags();
   // A bad agent module stops the start with one line naming the file and what was expected.
   const problem = await agentModulesProblem(loadConfig({ env: process.env }).agentModules, process.cwd());
   if (problem !== undefined) {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { loadConfig } from '#config';
+import { applyServiceV8Flags, loadConfig } from '#config';
 import { startServiceTelemetry, type MemoryStoreMetrics } from '#telemetry';
 import { NatsService } from '#transport';
 import { MemoryStoreModule } from './memory-store.module.js';
@@ -14,6 +14,7 @@ import { MEMORY_STORE_METRICS } from './memory-store.tokens.js';
  * subscriptions serve. SIGTERM answers in-flight requests, then closes the backend.
  */
 async function main(): Promise<void> {
+  applyServiceV8Flags();
   const telemetry = await startServiceTelemetry('memory-store', process.env, loadConfig({ env: process.env }).ops);
   const app = await NestFactory.createApplicationContext(MemoryStoreModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));

@@ -22,6 +22,7 @@ export type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js';
 export { loadConfig, ConfigError, ConfigEnv } from './load-config.js';
 export { longTermEnabled } from './long-term-enabled.js';
 export { SERVICE_NODE_FLAGS } from './service-node-flags.js';
+export { SERVICE_V8_FLAGS, applyServiceV8Flags } from './service-v8-flags.js';
 export type { ConfigSources } from './load-config.js';
 export { loadAgentModules, agentModulesProblem, AgentModuleError } from './agent-modules.js';
 export { assertAgentsFitConfig } from './agent-requirements.js';

@@ -9,5 +9,8 @@
  * collection fall from 25 % to 14 % of its busy time in `npm run bench` (no-op throughput), for at
  * most 128 MiB more resident memory under load (docs/decisions/0066-service-node-flags.md).
  * Nothing about redelivery, replay or crashes depends on it.
+ *
+ * V8 flags that Node refuses in `NODE_OPTIONS` are not here: each service sets them on itself
+ * (`SERVICE_V8_FLAGS`, decision 0085).
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = Object.freeze(['--max-semi-space-size=64']);
