@@ -12,8 +12,8 @@ import { setFlagsFromString } from 'node:v8';
  * short-lived objects qualify, and the decision outlives the burst: afterwards each of them is
  * born old, dies there, and until the next full collection keeps the young objects it points to
  * alive through every scavenge, so those are copied and promoted too. In `npm run bench` the
- * activator's heap grew by 4.4 MB per scavenge in model-low-concurrency after model-throughput,
- * with scavenges of 14–22 ms; without pretenuring by about 1.5 MB, with scavenges of 6–10 ms
+ * activator's heap grew by 4.2–4.7 MB per scavenge in model-low-concurrency after model-throughput,
+ * with scavenges of 11–22 ms; without pretenuring by 1.3–1.9 MB, with scavenges of 6–10 ms
  * (docs/decisions/0085-no-allocation-site-pretenuring.md).
  *
  * Only the collector's placement of objects changes; no semantics depend on it, and redelivery,
