@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_V8_FLAGS } from './service-v8-flags.js';
 
@@ -18,9 +20,7 @@ describe('the services’ V8 flags', () => {
     expect(run.status).not.toBe(0);
   });
 
-  it('are set by every service’s main before it does any work', async () => {
-    const { readFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
+  it('are set by every service’s main before it does any work', () => {
     for (const app of ['activator', 'ingress', 'effector', 'memory-store', 'console']) {
       const main = readFileSync(join(import.meta.dirname, '..', '..', '..', 'apps', app, 'src', 'main.ts'), 'utf8');
       expect(main, app).toMatch(/async function main\(\): Promise<void> \{\n {2}applyServiceV8Flags\(\);\n/);

@@ -11,7 +11,10 @@ import { setFlagsFromString } from 'node:v8';
  * generation. Under a throughput burst (hundreds of activations in flight) the activation's own
  * short-lived objects qualify, and the decision outlives the burst: afterwards each of them is
  * born old, dies there, and until the next full collection keeps the young objects it points to
- * alive through every scavenge, so those are copied and promoted too. In `npm run bench` the
+ * alive through every scavenge, so those are copied and promoted too. (That is the explanation
+ * that fits the measurements; the decisions themselves were not seen: `--trace-pretenuring`
+ * printed nothing.) In
+ * `npm run bench` the
  * activator's heap grew by 4.2–4.7 MB per scavenge in model-low-concurrency after model-throughput,
  * with scavenges of 11–22 ms; without pretenuring by 1.3–1.9 MB, with scavenges of 6–10 ms
  * (docs/decisions/0085-no-allocation-site-pretenuring.md).
