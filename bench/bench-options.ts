@@ -72,6 +72,8 @@ export interface BenchOptions {
   readonly liveKeysPairs: number;
   /** Pairs of each run of the tracing dimension (its tracing-off reference and each ratio). */
   readonly tracingPairs: number;
+  /** Measured events of each run of the tracing dimension (and of each restart's warm-up): 3 × N unless given (decision 0086). */
+  readonly tracingEvents: number;
   /** Hold the run to `bench/targets.ts` and exit non-zero naming each target missed. */
   readonly check: boolean;
   /** Parent-based sampling ratios of the tracing dimension (no-op throughput with OTLP export to a local receiver); empty: not measured. */
@@ -179,6 +181,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(new Option('--no-lead-in', "skip the unmeasured lead-in pair before each main phase's pairs (quick experiments; decision 0084)").env('BENCH_NO_LEAD_IN'))
     .addOption(numeric('--live-keys-pairs <n>', 'runtime/baseline pairs of fresh runs of each live-keys row', 'BENCH_LIVE_KEYS_PAIRS', 3))
     .addOption(numeric('--tracing-pairs <n>', "pairs of the tracing dimension's reference and of each ratio", 'BENCH_TRACING_PAIRS', 5))
+    .addOption(new Option('--tracing-events <n>', "measured events of each run of the tracing dimension (default: 3 x N)").env('BENCH_TRACING_EVENTS').argParser(positiveInt))
     .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
     .addOption(new Option('--tracing <ratios>', "sampling ratios of the tracing dimension (no-op throughput, OTLP to a local receiver), or 'none'").env('BENCH_TRACING').argParser(ratioList).default([0.1, 1]))
     .addOption(
@@ -222,6 +225,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     leadIn: boolean;
     liveKeysPairs: number;
     tracingPairs: number;
+    tracingEvents?: number;
     check: boolean;
     tracing: number[];
     memoryKeys: number[];
@@ -256,6 +260,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     leadIn: o.leadIn,
     liveKeysPairs: o.liveKeysPairs,
     tracingPairs: o.tracingPairs,
+    tracingEvents: o.tracingEvents ?? 3 * o.events,
     check: o.check,
     tracing: o.tracing,
     memoryKeys: o.memoryKeys,

@@ -285,14 +285,17 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
  */
 async function measureTracing(bench: Bench, running: Record<SystemName, SystemUnderTest>, plans: readonly PhasePlan[]): Promise<TracingMeasurements> {
   const { options } = bench;
-  const plan = plans.find((p) => p.phase === 'noop-throughput');
-  if (plan === undefined || options.tracing.length === 0) return { runs: [], reference: undefined };
+  const main = plans.find((p) => p.phase === 'noop-throughput');
+  if (main === undefined || options.tracing.length === 0) return { runs: [], reference: undefined };
+  // Runs of `--tracing-events` (3 × N by default, decision 0086): a 20,000-event run lasts about
+  // 2.5 s, and one such run of either system moved a block's median by tens of percent.
+  const plan: PhasePlan = { ...main, measured: main.measured.kind === 'window' ? { ...main.measured, events: options.tracingEvents } : main.measured };
   const restart = async (env: Record<string, string>): Promise<void> => {
     await running.runtime.stop();
     running.runtime = await startSystem('runtime', bench.server, options, bench.nc, { activators: 1, effector: needsEffector(plans), env });
     // Every restart, the reference's and each ratio's alike, runs one measured run's worth of load
     // unmeasured first: the pairs then compare warm code, not JIT warm-up (decision 0081).
-    await warmRestarted(phaseContext(bench, running.runtime), plan, options.events);
+    await warmRestarted(phaseContext(bench, running.runtime), plan, options.tracingEvents);
   };
   log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension, before the traced runs)');
   await restart({});

@@ -261,7 +261,7 @@ function tracingSection(result: BenchResult): string[] {
     '## Tracing',
     '',
     'No-op throughput with the runtime restarted exporting spans over OTLP/HTTP (protobuf, batched) to a local receiver in the load generator, parent-based ratio sampler, ' +
-      `paired with the baseline as above, in ${result.options.tracingPairs} pairs per run. The reference is the runtime restarted the same way with tracing off, ` +
+      `paired with the baseline as above, in ${result.options.tracingPairs} pairs per run of ${int(result.options.tracingEvents)} events each. The reference is the runtime restarted the same way with tracing off, ` +
       `measured before the traced runs and again after them: runtime ÷ baseline ${fmt(reference?.throughputRatio, 2)}, the median of both blocks ` +
       `(before: ${reference?.pairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; after: ${reference?.closingPairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; ` +
       `spread ${fmt((reference?.spread ?? Number.NaN) * 100, 0)} %). ` +

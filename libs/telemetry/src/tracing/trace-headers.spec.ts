@@ -85,6 +85,45 @@ describe('carriedSpanId', () => {
   });
 });
 
+describe('carriedParent', () => {
+  const header = (value: string): HeaderDoc[] => [{ name: 'traceparent', value }];
+  // The W3C pattern, as an oracle for the positional reader.
+  const W3C = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
+  const oracle = (value: string): { spanId: string; sampled: boolean } | undefined => {
+    const m = W3C.exec(value);
+    if (m === null || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return undefined;
+    return { spanId: m[2]!, sampled: (Number.parseInt(m[3]!, 16) & 1) === 1 };
+  };
+  const valid = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  it('reads the span id and the sampled bit of every flags value', () => {
+    for (let flags = 0; flags < 256; flags += 1) {
+      const value = `${valid.slice(0, 53)}${flags.toString(16).padStart(2, '0')}`;
+      expect(carriedParent(header(value))).toEqual({ spanId: 'b7ad6b7169203331', sampled: (flags & 1) === 1 });
+    }
+  });
+
+  it('accepts what the W3C pattern accepts and nothing else, a later version\'s extra fields included', () => {
+    const values = [
+      valid,
+      `${valid}-what-follows`,
+      `${valid}x`,
+      valid.toUpperCase(),
+      valid.slice(0, 54),
+      valid.replace('-b7', '_b7'),
+      valid.replace('0af7', '0ag7'),
+      valid.replace('b7ad', 'b7aD'),
+      `ff${valid.slice(2)}`,
+      ` ${valid.slice(1)}`,
+      '00-00000000000000000000000000000000-b7ad6b7169203331-01',
+      '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01',
+      '00-00000000000000000000000000000001-0000000000000001-00',
+      '',
+    ];
+    for (const value of values) expect(carriedParent(header(value)), value).toEqual(oracle(value));
+  });
+});
+
 describe('withTraceparent', () => {
   it('replaces the trace context and keeps the other headers in order', () => {
     const headers: HeaderDoc[] = [

@@ -3,6 +3,11 @@ import { HeaderName, type HeaderDoc } from '#core';
 
 const TRACE_HEADERS = new Set<string>([HeaderName.Traceparent, HeaderName.Tracestate]);
 
+/** `traceparent` or `tracestate` in any case; the other headers are told apart by length, without lower-casing. */
+function isTraceHeader(name: string): boolean {
+  return (name.length === HeaderName.Traceparent.length || name.length === HeaderName.Tracestate.length) && TRACE_HEADERS.has(name.toLowerCase());
+}
+
 const getter: TextMapGetter<readonly HeaderDoc[]> = {
   keys: (carrier) => carrier.map((h) => h.name),
   get: (carrier, key) => {
@@ -36,7 +41,7 @@ export function withTraceContext(headers: readonly HeaderDoc[], ctx: Context = c
   const injected: HeaderDoc[] = [];
   propagation.inject(ctx, injected, setter);
   if (!injected.some((h) => h.name === HeaderName.Traceparent)) return headers;
-  return [...headers.filter((h) => !TRACE_HEADERS.has(h.name.toLowerCase())), ...injected];
+  return [...headers.filter((h) => !isTraceHeader(h.name)), ...injected];
 }
 
 /**
@@ -75,11 +80,36 @@ export interface CarriedParent {
 export function carriedParent(headers: readonly HeaderDoc[]): CarriedParent | undefined {
   for (const h of headers) {
     if (h.name.length !== TRACEPARENT_LENGTH || (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent)) continue;
-    const match = TRACEPARENT.exec(h.value);
-    if (match === null || match[1] === ZERO_TRACE_ID || match[2] === ZERO_SPAN_ID) return undefined;
-    return { spanId: match[2]!, sampled: (Number.parseInt(match[3] ?? '01', 16) & 1) === 1 };
+    return parseTraceparent(h.value);
   }
   return undefined;
+}
+
+/**
+ * `version-traceid-spanid-flags` of W3C trace context (version 00, and a later version's first
+ * four fields followed by `-`), read by position: the value is 55 characters at fixed offsets, and
+ * this runs once or twice per message, where a regular expression's match array and captures were
+ * a tenth of what tracing at 10 % added to the activator (decision 0086). `undefined` for an
+ * invalid value or an all-zero trace or span id.
+ */
+function parseTraceparent(value: string): CarriedParent | undefined {
+  if (value.length < TRACEPARENT_VALUE_LENGTH || (value.length > TRACEPARENT_VALUE_LENGTH && value.charCodeAt(TRACEPARENT_VALUE_LENGTH) !== DASH)) return undefined;
+  let traceIdZero = true;
+  let spanIdZero = true;
+  for (let i = 0; i < TRACEPARENT_VALUE_LENGTH; i += 1) {
+    const c = value.charCodeAt(i);
+    if (i === 2 || i === 35 || i === 52) {
+      if (c !== DASH) return undefined;
+    } else if (!((c >= DIGIT_0 && c <= DIGIT_9) || (c >= LOWER_A && c <= LOWER_F))) {
+      return undefined;
+    } else if (c !== DIGIT_0) {
+      if (i > 2 && i < 35) traceIdZero = false;
+      else if (i > 35 && i < 52) spanIdZero = false;
+    }
+  }
+  if (traceIdZero || spanIdZero) return undefined;
+  const last = value.charCodeAt(54);
+  return { spanId: value.slice(36, 52), sampled: ((last <= DIGIT_9 ? last - DIGIT_0 : last - LOWER_A + 10) & 1) === 1 };
 }
 
 /**
@@ -88,15 +118,17 @@ export function carriedParent(headers: readonly HeaderDoc[]): CarriedParent | un
  * (`decideDerivedRoot`): what the propagator's inject would have written for it.
  */
 export function withTraceparent(headers: readonly HeaderDoc[], traceparent: string, tracestate?: string): readonly HeaderDoc[] {
-  const kept = headers.filter((h) => !TRACE_HEADERS.has(h.name.toLowerCase()));
+  const kept = headers.filter((h) => !isTraceHeader(h.name));
   kept.push({ name: HeaderName.Traceparent, value: traceparent });
   if (tracestate !== undefined) kept.push({ name: HeaderName.Tracestate, value: tracestate });
   return kept;
 }
 
 const TRACEPARENT_LENGTH = HeaderName.Traceparent.length;
-const ZERO_TRACE_ID = '0'.repeat(32);
-const ZERO_SPAN_ID = '0'.repeat(16);
-
-/** `version-traceid-spanid-flags` of W3C trace context (version 00 and later versions' prefix). */
-const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
+/** `00-` + 32 + `-` + 16 + `-` + 2. */
+const TRACEPARENT_VALUE_LENGTH = 55;
+const DASH = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const LOWER_A = 0x61;
+const LOWER_F = 0x66;
