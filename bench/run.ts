@@ -285,11 +285,11 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
  */
 async function measureTracing(bench: Bench, running: Record<SystemName, SystemUnderTest>, plans: readonly PhasePlan[]): Promise<TracingMeasurements> {
   const { options } = bench;
-  const main = plans.find((p) => p.phase === 'noop-throughput');
-  if (main === undefined || options.tracing.length === 0) return { runs: [], reference: undefined };
+  const noop = plans.find((p) => p.phase === 'noop-throughput');
+  if (noop === undefined || options.tracing.length === 0) return { runs: [], reference: undefined };
   // Runs of `--tracing-events` (3 × N by default, decision 0086): a 20,000-event run lasts about
   // 2.5 s, and one such run of either system moved a block's median by tens of percent.
-  const plan: PhasePlan = { ...main, measured: main.measured.kind === 'window' ? { ...main.measured, events: options.tracingEvents } : main.measured };
+  const plan: PhasePlan = { ...noop, measured: noop.measured.kind === 'window' ? { ...noop.measured, events: options.tracingEvents } : noop.measured };
   const restart = async (env: Record<string, string>): Promise<void> => {
     await running.runtime.stop();
     running.runtime = await startSystem('runtime', bench.server, options, bench.nc, { activators: 1, effector: needsEffector(plans), env });

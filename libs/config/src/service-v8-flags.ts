@@ -13,11 +13,9 @@ import { setFlagsFromString } from 'node:v8';
  * born old, dies there, and until the next full collection keeps the young objects it points to
  * alive through every scavenge, so those are copied and promoted too. (That is the explanation
  * that fits the measurements; the decisions themselves were not seen: `--trace-pretenuring`
- * printed nothing.) In
- * `npm run bench` the
- * activator's heap grew by 4.2–4.7 MB per scavenge in model-low-concurrency after model-throughput,
- * with scavenges of 11–22 ms; without pretenuring by 1.3–1.9 MB, with scavenges of 6–10 ms
- * (docs/decisions/0085-no-allocation-site-pretenuring.md).
+ * printed nothing.) In `npm run bench` the activator's heap grew by 4.2–4.7 MB per scavenge in
+ * model-low-concurrency after model-throughput, with scavenges of 11–22 ms; without pretenuring by
+ * 1.3–1.9 MB, with scavenges of 6–10 ms (docs/decisions/0085-no-allocation-site-pretenuring.md).
  *
  * Only the collector's placement of objects changes; no semantics depend on it, and redelivery,
  * replay and crash recovery are untouched.

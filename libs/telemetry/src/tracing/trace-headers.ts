@@ -87,10 +87,10 @@ export function carriedParent(headers: readonly HeaderDoc[]): CarriedParent | un
 
 /**
  * `version-traceid-spanid-flags` of W3C trace context (version 00, and a later version's first
- * four fields followed by `-`), read by position: the value is 55 characters at fixed offsets, and
- * this runs once or twice per message, where a regular expression's match array and captures were
- * a tenth of what tracing at 10 % added to the activator (decision 0086). `undefined` for an
- * invalid value or an all-zero trace or span id.
+ * four fields followed by `-`), read by position: the value is 55 characters at fixed offsets.
+ * This runs once or twice per message; with a regular expression, this reader took 149 of the
+ * 1,709 samples that tracing at 10 % added to the activator in one profile (decision 0086).
+ * `undefined` for an invalid value or an all-zero trace or span id.
  */
 function parseTraceparent(value: string): CarriedParent | undefined {
   if (value.length < TRACEPARENT_VALUE_LENGTH || (value.length > TRACEPARENT_VALUE_LENGTH && value.charCodeAt(TRACEPARENT_VALUE_LENGTH) !== DASH)) return undefined;
