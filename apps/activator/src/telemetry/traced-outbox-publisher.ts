@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
 import { ensureError, HeaderName, type OutboxEntryDoc, type OutboxPublisher } from '#core';
-import { AgentsAttribute, carriedSpanId, MessagingAttribute, type RuntimeMetrics, type TraceScopes } from '#telemetry';
+import { AgentsAttribute, carriedSampledSpanId, MessagingAttribute, type RuntimeMetrics, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
 /**
@@ -73,7 +73,8 @@ export class TracedOutboxPublisher implements OutboxPublisher {
     const first = entries[0];
     // Nothing records (tracing off, or every running element sampled out): no header to parse.
     if (first === undefined || this.scopes.empty) return undefined;
-    const spanId = carriedSpanId(first.headers);
+    // A sampled-out parent (nine in ten at a 10 % ratio) is ruled out by its flag, unparsed.
+    const spanId = carriedSampledSpanId(first.headers);
     return spanId === undefined ? undefined : this.scopes.ofSpan(spanId)?.context;
   }
 }

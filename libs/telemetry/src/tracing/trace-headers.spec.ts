@@ -3,7 +3,7 @@ import { propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HeaderDoc } from '#core';
-import { carriedParent, carriedSpanId, carriesUnsampledParent, contextFromHeaders, withTraceContext, withTraceparent } from './trace-headers.js';
+import { carriedParent, carriedSampledSpanId, carriesUnsampledParent, contextFromHeaders, withTraceContext, withTraceparent } from './trace-headers.js';
 
 const PARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -63,23 +63,37 @@ describe('carriesUnsampledParent', () => {
   });
 });
 
-describe('carriedSpanId', () => {
+describe('carriedSampledSpanId', () => {
   beforeAll(() => {
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   });
   afterAll(() => propagation.disable());
   const header = (value: string, name = 'traceparent'): HeaderDoc[] => [{ name: 'Nats-Msg-Id', value: 'x' }, { name, value }];
+  const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-';
 
-  it('names the span the propagator would extract as the parent, sampled or not', () => {
-    for (const value of ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00']) {
-      expect(carriedSpanId(header(value))).toBe(trace.getSpanContext(contextFromHeaders(header(value)))?.spanId);
-      expect(carriedSpanId(header(value))).toBe('b7ad6b7169203331');
+  it('names the span the propagator would extract as the parent when that parent is sampled', () => {
+    for (const value of [`${parent}01`, `${parent}03`, `${parent}ff`, `01${parent.slice(2)}01-a-later-version`]) {
+      expect(carriedSampledSpanId(header(value))).toBe(trace.getSpanContext(contextFromHeaders(header(value)))?.spanId);
+      expect(carriedSampledSpanId(header(value))).toBe('b7ad6b7169203331');
     }
+    expect(carriedSampledSpanId(header(`${parent}01`, 'Traceparent'))).toBe('b7ad6b7169203331');
   });
 
-  it('is undefined where the propagator extracts no parent', () => {
-    for (const headers of [[], header('garbage'), header('00-00000000000000000000000000000000-b7ad6b7169203331-01'), header('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01')]) {
-      expect(carriedSpanId(headers)).toBeUndefined();
+  it('is undefined for a sampled-out parent, whose span records nothing to parent anything', () => {
+    for (const flags of ['00', '02', 'fe', '10']) expect(carriedSampledSpanId(header(`${parent}${flags}`))).toBeUndefined();
+  });
+
+  it('is undefined where the propagator extracts no parent, whatever the flag says', () => {
+    for (const headers of [
+      [],
+      header('garbage'),
+      header('00-00000000000000000000000000000000-b7ad6b7169203331-01'),
+      header('00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01'),
+      header('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-0g'),
+      header('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-1'),
+      header('00-0Af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'),
+    ]) {
+      expect(carriedSampledSpanId(headers)).toBeUndefined();
       expect(trace.getSpanContext(contextFromHeaders(headers))).toBeUndefined();
     }
   });

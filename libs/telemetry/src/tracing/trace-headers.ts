@@ -57,12 +57,16 @@ export function carriesUnsampledParent(headers: readonly HeaderDoc[]): boolean {
 }
 
 /**
- * The parent span id a valid W3C `traceparent` in `headers` names, or `undefined`: the same id
- * the propagator's extract would give, read from the one header (it runs for every outbox publish,
- * to find the activation span that parents it).
+ * The span id a valid W3C `traceparent` in `headers` names when its sampled flag is on, or
+ * `undefined` (no such header, an invalid one, or a sampled-out parent). It runs for every outbox
+ * publish while any activation records, to find the recording activation that parents it; at a
+ * 10 % ratio nine entries in ten carry a sampled-out parent, which the flag character rules out
+ * before the value is read any further. A sampled-out parent never has a recording span to find.
  */
-export function carriedSpanId(headers: readonly HeaderDoc[]): string | undefined {
-  return carriedParent(headers)?.spanId;
+export function carriedSampledSpanId(headers: readonly HeaderDoc[]): string | undefined {
+  const value = traceparentValue(headers);
+  if (value === undefined || value.length < TRACEPARENT_VALUE_LENGTH || (HEX_VALUE[value.charCodeAt(54)]! & 1) !== 1) return undefined;
+  return parseTraceparent(value)?.spanId;
 }
 
 /** What a valid W3C `traceparent` says about the span that sent a message. */
@@ -78,9 +82,15 @@ export interface CarriedParent {
  * length first, so the other headers cost no lower-casing.
  */
 export function carriedParent(headers: readonly HeaderDoc[]): CarriedParent | undefined {
+  const value = traceparentValue(headers);
+  return value === undefined ? undefined : parseTraceparent(value);
+}
+
+/** The value of the first `traceparent` header (any case); the other headers are told apart by length. */
+function traceparentValue(headers: readonly HeaderDoc[]): string | undefined {
   for (const h of headers) {
     if (h.name.length !== TRACEPARENT_LENGTH || (h.name !== HeaderName.Traceparent && h.name.toLowerCase() !== HeaderName.Traceparent)) continue;
-    return parseTraceparent(h.value);
+    return h.value;
   }
   return undefined;
 }
@@ -94,22 +104,25 @@ export function carriedParent(headers: readonly HeaderDoc[]): CarriedParent | un
  */
 function parseTraceparent(value: string): CarriedParent | undefined {
   if (value.length < TRACEPARENT_VALUE_LENGTH || (value.length > TRACEPARENT_VALUE_LENGTH && value.charCodeAt(TRACEPARENT_VALUE_LENGTH) !== DASH)) return undefined;
-  let traceIdZero = true;
-  let spanIdZero = true;
-  for (let i = 0; i < TRACEPARENT_VALUE_LENGTH; i += 1) {
-    const c = value.charCodeAt(i);
-    if (i === 2 || i === 35 || i === 52) {
-      if (c !== DASH) return undefined;
-    } else if (!((c >= DIGIT_0 && c <= DIGIT_9) || (c >= LOWER_A && c <= LOWER_F))) {
-      return undefined;
-    } else if (c !== DIGIT_0) {
-      if (i > 2 && i < 35) traceIdZero = false;
-      else if (i > 35 && i < 52) spanIdZero = false;
-    }
+  if (value.charCodeAt(2) !== DASH || value.charCodeAt(35) !== DASH || value.charCodeAt(52) !== DASH) return undefined;
+  if ((HEX_VALUE[value.charCodeAt(0)]! | HEX_VALUE[value.charCodeAt(1)]!) < 0) return undefined;
+  const traceId = hexRun(value, 3, 35);
+  const spanId = hexRun(value, 36, 52);
+  const flags = HEX_VALUE[value.charCodeAt(53)]! | HEX_VALUE[value.charCodeAt(54)]!;
+  // -1 marks a character that is not a lower-case hex digit; 0 an all-zero id (invalid).
+  if (traceId <= 0 || spanId <= 0 || flags < 0) return undefined;
+  return { spanId: value.slice(36, 52), sampled: (HEX_VALUE[value.charCodeAt(54)]! & 1) === 1 };
+}
+
+/** -1 when a character in `[from, to)` is not a lower-case hex digit, 0 when all are `0`, else 1. */
+function hexRun(value: string, from: number, to: number): number {
+  let any = 0;
+  for (let i = from; i < to; i += 1) {
+    const digit = HEX_VALUE[value.charCodeAt(i)]!;
+    if (digit < 0) return -1;
+    any |= digit;
   }
-  if (traceIdZero || spanIdZero) return undefined;
-  const last = value.charCodeAt(54);
-  return { spanId: value.slice(36, 52), sampled: ((last <= DIGIT_9 ? last - DIGIT_0 : last - LOWER_A + 10) & 1) === 1 };
+  return any === 0 ? 0 : 1;
 }
 
 /**
@@ -128,7 +141,14 @@ const TRACEPARENT_LENGTH = HeaderName.Traceparent.length;
 /** `00-` + 32 + `-` + 16 + `-` + 2. */
 const TRACEPARENT_VALUE_LENGTH = 55;
 const DASH = 0x2d;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const LOWER_A = 0x61;
-const LOWER_F = 0x66;
+/**
+ * The value of each lower-case hex digit by character code, -1 for every other code up to 0xffff
+ * (`charCodeAt` of a position past the end gives NaN, which indexes nothing: undefined, and the
+ * callers check the length first).
+ */
+const HEX_VALUE: Int8Array = (() => {
+  const table = new Int8Array(0x10000).fill(-1);
+  for (let c = 0x30; c <= 0x39; c += 1) table[c] = c - 0x30;
+  for (let c = 0x61; c <= 0x66; c += 1) table[c] = c - 0x61 + 10;
+  return table;
+})();
