@@ -101,12 +101,13 @@ describe('carriedSampledSpanId', () => {
 
 describe('carriedParent', () => {
   const header = (value: string): HeaderDoc[] => [{ name: 'traceparent', value }];
-  // The W3C pattern, as an oracle for the positional reader.
-  const W3C = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
+  // The W3C pattern and its versioning rules (ff forbidden, nothing after a version-00 value), as
+  // an oracle for the positional reader.
+  const W3C = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
   const oracle = (value: string): { spanId: string; sampled: boolean } | undefined => {
     const m = W3C.exec(value);
-    if (m === null || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return undefined;
-    return { spanId: m[2]!, sampled: (Number.parseInt(m[3]!, 16) & 1) === 1 };
+    if (m === null || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined) || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return undefined;
+    return { spanId: m[3]!, sampled: (Number.parseInt(m[4]!, 16) & 1) === 1 };
   };
   const valid = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -117,10 +118,14 @@ describe('carriedParent', () => {
     }
   });
 
-  it('accepts what the W3C pattern accepts and nothing else, a later version\'s extra fields included', () => {
+  it('accepts what W3C trace context accepts and nothing else, as the propagator\'s extract does', () => {
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     const values = [
       valid,
       `${valid}-what-follows`,
+      `01${valid.slice(2)}-what-follows`,
+      `01${valid.slice(2)}x`,
+      `fe${valid.slice(2)}`,
       `${valid}x`,
       valid.toUpperCase(),
       valid.slice(0, 54),
@@ -134,7 +139,14 @@ describe('carriedParent', () => {
       '00-00000000000000000000000000000001-0000000000000001-00',
       '',
     ];
-    for (const value of values) expect(carriedParent(header(value)), value).toEqual(oracle(value));
+    try {
+      for (const value of values) {
+        expect(carriedParent(header(value)), value).toEqual(oracle(value));
+        expect(carriedParent(header(value))?.spanId, value).toBe(trace.getSpanContext(contextFromHeaders(header(value)))?.spanId);
+      }
+    } finally {
+      propagation.disable();
+    }
   });
 });
 
