@@ -451,6 +451,8 @@ describe('helm/nats-agents', () => {
     for (const deployment of runtimeDeployments(render('default-values.yaml'))) {
       expect(envValue(mainContainer(deployment), 'OTEL_EXPORTER_OTLP_ENDPOINT')).toBeUndefined();
       expect(envValue(mainContainer(deployment), 'OTEL_SDK_DISABLED')).toBe('true');
+      // An activation's state and outbox steps are events of its span unless tracing.steps says spans.
+      expect(envValue(mainContainer(deployment), 'AGENTS_TRACE_STEPS')).toBe('events');
     }
     for (const deployment of runtimeDeployments(render('production-values.yaml'))) {
       expect(envValue(mainContainer(deployment), 'OTEL_EXPORTER_OTLP_ENDPOINT')).toBe('http://otel-collector.observability:4318');

@@ -22,6 +22,15 @@ export interface ReceivedSpan {
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   readonly statusCode: number;
   readonly startNanos: bigint;
+  /** The span's events in the order recorded (e.g. an activation's `state.commit` step). */
+  readonly events: readonly ReceivedEvent[];
+}
+
+/** One span event, flattened like a span. */
+export interface ReceivedEvent {
+  readonly name: string;
+  readonly timeNanos: bigint;
+  readonly attributes: Readonly<Record<string, string | number | boolean>>;
 }
 
 interface OtlpValue {
@@ -43,6 +52,7 @@ interface OtlpSpan {
   startTimeUnixNano: string | number;
   attributes?: OtlpAttribute[];
   status?: { code?: number };
+  events?: { name: string; timeUnixNano: string | number; attributes?: OtlpAttribute[] }[];
 }
 interface OtlpBody {
   resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
@@ -102,6 +112,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 attributes: attributes(span.attributes),
                 statusCode: span.status?.code ?? 0,
                 startNanos: BigInt(span.startTimeUnixNano),
+                events: (span.events ?? []).map((e) => ({ name: e.name, timeNanos: BigInt(e.timeUnixNano), attributes: attributes(e.attributes) })),
               });
             }
           }

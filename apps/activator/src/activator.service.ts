@@ -121,6 +121,7 @@ export class ActivatorService implements OnApplicationBootstrap, OnApplicationSh
       prefix: this.topology.prefix,
       scopes,
       tracing: currentTracing()?.enabled === true,
+      steps: currentTracing()?.steps ?? 'events',
     });
     this.runtime = new TracedActorRuntime(commitPath, {
       scopes,

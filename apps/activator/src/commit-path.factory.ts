@@ -1,5 +1,5 @@
 import type { ActorRuntimeDeps, StateStore } from '#core';
-import type { RuntimeMetrics, TraceScopes } from '#telemetry';
+import type { RuntimeMetrics, TraceScopes, TraceStepsMode } from '#telemetry';
 import { FailpointStateStore, type Failpoint } from './failpoint-state-store.js';
 import { LeaseGuardedStateStore } from './lease-guarded-state-store.js';
 import { tracedLongTermStore } from './telemetry/traced-long-term-store.js';
@@ -25,14 +25,16 @@ export interface CommitPathOptions {
    * their metrics.
    */
   readonly tracing: boolean;
+  /** How a recording activation's state and outbox steps are recorded (`Tracing.steps`, `AGENTS_TRACE_STEPS`); default `events`. */
+  readonly steps?: TraceStepsMode;
 }
 
 /**
  * The activator's commit path, composed in one place, outermost first:
  *
- * - store: tracing (`state.load`, `state.commit` spans) → lease guard (no write without a locally
+ * - store: tracing (`state.load`, `state.commit` steps) → lease guard (no write without a locally
  *   valid lease; nats-design §7.4) → failpoints (only when configured) → the KV store;
- * - publisher: tracing and intent metrics (`outbox.publish`) → the JetStream publisher;
+ * - publisher: tracing and intent metrics (the `outbox.publish` step) → the JetStream publisher;
  * - long-term tier: tracing and flush metrics → the memory-store client;
  * - observer: model-call spans and events → the metrics observer.
  *
@@ -48,10 +50,11 @@ export function composeCommitPath(deps: ActorRuntimeDeps, options: CommitPathOpt
   let store: StateStore = deps.store;
   if (options.failpoints.length > 0) store = new FailpointStateStore(store, options.failpoints);
   if (options.holdsLease !== undefined) store = new LeaseGuardedStateStore(store, options.holdsLease);
+  const steps = options.steps ?? 'events';
   return {
     ...deps,
-    store: options.tracing ? new TracedStateStore(store, options.scopes) : store,
-    publisher: new TracedOutboxPublisher(deps.publisher, options.metrics, options.prefix, options.scopes),
+    store: options.tracing ? new TracedStateStore(store, options.scopes, steps) : store,
+    publisher: new TracedOutboxPublisher(deps.publisher, options.metrics, options.prefix, options.scopes, steps),
     ...(options.tracing ? { observer: new TracingObserver(deps.observer, deps.provider.name, options.scopes) } : {}),
     ...(deps.longterm !== undefined ? { longterm: { ...deps.longterm, store: tracedLongTermStore(deps.longterm.store, options.metrics, options.scopes) } } : {}),
   };

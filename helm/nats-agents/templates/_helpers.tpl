@@ -413,6 +413,8 @@ URI by reference, then the component's own plain and secret variables.
 - name: OTEL_SDK_DISABLED
   value: "true"
 {{- end }}
+- name: AGENTS_TRACE_STEPS
+  value: {{ $v.tracing.steps | default "events" | quote }}
 {{- range $name, $value := $v.tracing.extraEnv }}
 - name: {{ $name }}
   value: {{ $value | quote }}

@@ -30,6 +30,8 @@ export type { TraceScope } from './tracing/trace-scopes.js';
 export { AgentsAttribute, GenAiAttribute, MessagingAttribute } from './tracing/span-attribute.js';
 export { configureKeyAttribute, keyAttribute, keyDigest, KeyAttributeModeError } from './tracing/key-attribute.js';
 export type { KeyAttributeMode } from './tracing/key-attribute.js';
+export { traceStepsFromEnv, TraceStepsModeError } from './tracing/trace-steps.js';
+export type { TraceStepsMode } from './tracing/trace-steps.js';
 
 // ops listener
 export { OpsServer } from './ops/ops-server.js';

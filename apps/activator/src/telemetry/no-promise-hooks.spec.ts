@@ -79,7 +79,8 @@ describe('tracing on', () => {
   it('never enables promise hooks: sampled activations with child spans, exported, leave them off', async () => {
     expect(tracing.enabled).toBe(true);
     expect(await promiseHooksEnabled()).toBe(false);
-    const runtime = tracedEchoRuntime();
+    // Child spans (AGENTS_TRACE_STEPS=spans): the mode with the most SDK work per activation.
+    const runtime = tracedEchoRuntime({ steps: 'spans' });
     const sampled = (seq: number): InboxElement => ({
       inboxSeq: seq,
       entityKey: utf8.encode('k'),

@@ -5,15 +5,15 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryStateStore, type InboxElement, type OutboxEntryDoc } from '#core';
-import { RuntimeMetrics, SynchronousContextManager } from '#telemetry';
+import { RuntimeMetrics, SynchronousContextManager, type TraceStepsMode } from '#telemetry';
 import { tracedEchoRuntime } from '../testing/traced-echo-runtime.js';
 import type { TracedActorRuntime } from './traced-actor-runtime.js';
 
 const utf8 = new TextEncoder();
 const PUBLISHER = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
 
-function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics, parentBased = false): TracedActorRuntime {
-  return tracedEchoRuntime({ store, published, metrics, partition: 3, parentBased });
+function runtime(store: InMemoryStateStore, published: OutboxEntryDoc[], metrics: RuntimeMetrics, parentBased = false, steps: TraceStepsMode = 'events'): TracedActorRuntime {
+  return tracedEchoRuntime({ store, published, metrics, partition: 3, parentBased, steps });
 }
 
 function element(inboxSeq: number, headers = [{ name: 'traceparent', value: `00-${PUBLISHER.traceId}-${PUBLISHER.spanId}-01` }]): InboxElement {
@@ -63,7 +63,13 @@ describe('TracedActorRuntime', () => {
     expect(activation?.spanContext().traceId).toBe(PUBLISHER.traceId);
     expect(activation?.parentSpanContext?.spanId).toBe(PUBLISHER.spanId);
     expect(activation?.attributes).toMatchObject({ 'agents.key': createHash('sha256').update('k').digest('hex').slice(0, 32), 'agents.partition': 3, 'agents.status': 'completed', 'agents.seq': 0, 'agents.outputs': 1, 'agents.retried': false });
-    expect(spans.filter((s) => s.parentSpanContext?.spanId === activation?.spanContext().spanId).map((s) => s.name).sort()).toEqual(['outbox.publish', 'state.commit', 'state.load']);
+    // Its steps are events of its own span (AGENTS_TRACE_STEPS=events, the default), in the order they ran, each with its duration.
+    expect(spans.filter((s) => s.parentSpanContext?.spanId === activation?.spanContext().spanId)).toEqual([]);
+    expect(activation?.events.map((e) => e.name)).toEqual(['state.load', 'state.commit', 'outbox.publish']);
+    const [, commit, publish] = activation?.events ?? [];
+    expect(commit?.attributes).toMatchObject({ 'agents.state.revision': 1, 'agents.state.bytes': expect.any(Number) });
+    expect(publish?.attributes).toMatchObject({ 'agents.outbox.entries': 1, 'agents.intents': 0, 'messaging.system': 'nats' });
+    for (const event of activation?.events ?? []) expect(event.attributes?.['agents.duration_ms']).toBeGreaterThanOrEqual(0);
     const traceparent = published[0]?.headers.find((h) => h.name === 'traceparent')?.value;
     expect(traceparent).toBe(`00-${PUBLISHER.traceId}-${activation?.spanContext().spanId}-01`);
     expect(await metrics.registry.metrics()).toContain('agents_activation_duration_seconds_count{agent="echo",status="completed"} 1');
@@ -81,7 +87,23 @@ describe('TracedActorRuntime', () => {
     expect(activations).toHaveLength(1);
     expect(activations[0]?.attributes).toMatchObject({ 'agents.attempts': 2, 'agents.retried': true, 'agents.outcome': 'applied' });
     expect(activations[0]?.events.map((e) => e.name)).toContain('retry');
-    expect(exporter.getFinishedSpans().filter((s) => s.name === 'state.commit').map((s) => s.status.code)).toEqual([2, 0]);
+    const commits = activations[0]?.events.filter((e) => e.name === 'state.commit') ?? [];
+    expect(commits.map((e) => [e.attributes?.['error.type'], e.attributes?.['agents.state.revision']])).toEqual([[expect.any(String), undefined], [undefined, 1]]);
+  });
+
+  it('with AGENTS_TRACE_STEPS=spans, records each step as a child span of the activation, a failed write with error status', async () => {
+    exporter.reset();
+    const store = new InMemoryStateStore();
+    store.failCommit(1, 'before-write');
+    await runtime(store, [], new RuntimeMetrics({ defaultMetrics: false }), false, 'spans').process(element(10), scope);
+    const spans = exporter.getFinishedSpans();
+    const activation = spans.find((s) => s.name === 'activate echo');
+    expect(activation?.events.map((e) => e.name)).not.toContain('state.commit');
+    const children = spans.filter((s) => s.parentSpanContext?.spanId === activation?.spanContext().spanId);
+    // The in-place retry reads the document again before its second write.
+    expect(children.map((s) => s.name).sort()).toEqual(['outbox.publish', 'state.commit', 'state.commit', 'state.load', 'state.load']);
+    expect(children.filter((s) => s.name === 'state.commit').map((s) => s.status.code)).toEqual([2, 0]);
+    expect(children.find((s) => s.name === 'outbox.publish')?.attributes).toMatchObject({ 'agents.outbox.entries': 1 });
   });
 
   it('sampled out (a parent that is not sampled): no child span at all, and the outbox carries the unsampled activation as parent', async () => {

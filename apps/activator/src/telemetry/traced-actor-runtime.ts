@@ -40,8 +40,9 @@ export interface ActivationTelemetry {
  * replaced by the activation span's before the core sees them, so everything the commit publishes
  * (outputs, intents, error records, deferred events) is the activation's child. They are replaced
  * once per delivery: an in-place retry (a lost CAS, an outage) commits byte-identical outbox
- * headers. Children: `state.load`, `chat <model>` per model call, `longterm.flush`,
- * `state.commit`, `outbox.publish`.
+ * headers. Children: `chat <model>` per model call, `longterm.flush`; the state and outbox steps
+ * (`state.load`, `state.commit`, `outbox.publish`) are events of the span, or children with
+ * `AGENTS_TRACE_STEPS=spans` (decision 0087).
  *
  * The span says what happened: status, seq, resumed or not, outputs, intents, working-memory
  * size, model calls and cache hits, error reason, deliveries (`agents.redelivered`), in-place

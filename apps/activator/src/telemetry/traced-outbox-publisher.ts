@@ -1,18 +1,18 @@
-import { SpanKind, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, type Context } from '@opentelemetry/api';
 import { ensureError, HeaderName, type OutboxEntryDoc, type OutboxPublisher } from '#core';
-import { AgentsAttribute, carriedSampledSpanId, MessagingAttribute, type RuntimeMetrics, type TraceScopes } from '#telemetry';
-import { activatorTracer } from './activator-tracer.js';
+import { AgentsAttribute, carriedSampledSpanId, MessagingAttribute, type RuntimeMetrics, type TraceScopes, type TraceStepsMode } from '#telemetry';
+import { startActivationStep, type ActivationStep } from './activation-step.js';
 
 /**
- * An {@link OutboxPublisher} that records each outbox publish as an `outbox.publish` span of the
- * running activation and counts the intents the streams acknowledged
+ * An {@link OutboxPublisher} that records each outbox publish of the running activation as an
+ * `outbox.publish` step (an event of its span, or a child span: `AGENTS_TRACE_STEPS`) and counts the intents the streams acknowledged
  * (`agents_intents_published_total`, the other side of the emitted = published identity). A
  * publish that fails counts nothing; its retry through the duplicate path counts once it lands.
  * The entries keep the headers they were committed with: their `traceparent` names the activation
  * that committed them, so the effector's span is that activation's child. That traceparent also
- * finds the parent: the span is the child of the running activation whose span it names (its trace
+ * finds the parent: the step is recorded on the running activation whose span it names (its trace
  * scope). Entries another activation committed (republished after a crash) and entries of an
- * activation that is not recording (sampled out, or tracing off) get no span; the counts are kept
+ * activation that is not recording (sampled out, or tracing off) are not recorded; the counts are kept
  * all the same.
  */
 export class TracedOutboxPublisher implements OutboxPublisher {
@@ -23,6 +23,7 @@ export class TracedOutboxPublisher implements OutboxPublisher {
     private readonly metrics: RuntimeMetrics,
     prefix: string,
     private readonly scopes: TraceScopes,
+    private readonly steps: TraceStepsMode,
   ) {
     this.intentPrefixes = [`${prefix}.intents.`, `${prefix}.approval-requests.`];
   }
@@ -37,23 +38,22 @@ export class TracedOutboxPublisher implements OutboxPublisher {
   }
 
   private async recorded(entries: readonly OutboxEntryDoc[], intents: readonly OutboxEntryDoc[], parent: Context | undefined): Promise<void> {
-    const span: Span | undefined =
+    const step: ActivationStep | undefined =
       parent === undefined
         ? undefined
-        : activatorTracer.startSpan(
-      'outbox.publish',
-      {
-        kind: SpanKind.PRODUCER,
-        attributes: {
-          [MessagingAttribute.System]: 'nats',
-          [MessagingAttribute.OperationType]: 'send',
-          [MessagingAttribute.BatchCount]: entries.length,
-          [AgentsAttribute.OutboxEntries]: entries.length,
-          [AgentsAttribute.Intents]: intents.length,
-        },
-      },
-      parent,
-    );
+        : startActivationStep(
+            this.steps,
+            'outbox.publish',
+            SpanKind.PRODUCER,
+            {
+              [MessagingAttribute.System]: 'nats',
+              [MessagingAttribute.OperationType]: 'send',
+              [MessagingAttribute.BatchCount]: entries.length,
+              [AgentsAttribute.OutboxEntries]: entries.length,
+              [AgentsAttribute.Intents]: intents.length,
+            },
+            parent,
+          );
     try {
       await this.inner.publish(entries);
       for (const intent of intents) {
@@ -61,10 +61,10 @@ export class TracedOutboxPublisher implements OutboxPublisher {
         this.metrics.intentsPublished.inc({ agent });
       }
     } catch (thrown) {
-      span?.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
+      step?.fail(ensureError(thrown), false);
       throw thrown;
     } finally {
-      span?.end();
+      step?.end();
     }
   }
 

@@ -1,18 +1,21 @@
-import { SpanKind, SpanStatusCode, type Context } from '@opentelemetry/api';
+import { SpanKind, type Context } from '@opentelemetry/api';
 import { CommitConflict, ensureError, type StateStore, type StoredActor } from '#core';
-import { AgentsAttribute, type TraceScopes } from '#telemetry';
-import { activatorTracer } from './activator-tracer.js';
+import { AgentsAttribute, type TraceScopes, type TraceStepsMode } from '#telemetry';
+import { startActivationStep } from './activation-step.js';
 
 /**
  * A {@link StateStore} that records each KV read (`state.load`) and compare-and-set write
- * (`state.commit`) as a child span of the running activation, found by the state key in the activation's trace scope. Behaviour is the inner store's: the
- * same results, the same errors (a lost CAS is marked on the span as `conflict` and re-thrown).
- * Outside a recording activation (sampled out, or tracing off) it is the inner store, span-free.
+ * (`state.commit`) of the running activation, found by the state key in the activation's trace
+ * scope: as an event of its span (`AGENTS_TRACE_STEPS=events`, the default) or as a child span
+ * (`spans`). Behaviour is the inner store's: the same results, the same errors (a lost CAS is
+ * marked as a conflict and re-thrown). Outside a recording activation (sampled out, or tracing
+ * off) it is the inner store, unrecorded.
  */
 export class TracedStateStore implements StateStore {
   constructor(
     private readonly inner: StateStore,
     private readonly scopes: TraceScopes,
+    private readonly steps: TraceStepsMode,
   ) {}
 
   load(stateKey: string): Promise<StoredActor | undefined> {
@@ -27,32 +30,31 @@ export class TracedStateStore implements StateStore {
   }
 
   private async tracedLoad(stateKey: string, parent: Context): Promise<StoredActor | undefined> {
-    const span = activatorTracer.startSpan('state.load', { kind: SpanKind.CLIENT }, parent);
+    const step = startActivationStep(this.steps, 'state.load', SpanKind.CLIENT, {}, parent);
     try {
       const stored = await this.inner.load(stateKey);
-      if (stored !== undefined) span.setAttribute(AgentsAttribute.StateRevision, stored.revision);
+      if (stored !== undefined) step.set(AgentsAttribute.StateRevision, stored.revision);
       return stored;
     } catch (thrown) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: ensureError(thrown).name });
+      step.fail(ensureError(thrown), false);
       throw thrown;
     } finally {
-      span.end();
+      step.end();
     }
   }
 
   private async tracedCommit(stateKey: string, bytes: Uint8Array, expectedRevision: number | undefined, parent: Context): Promise<number> {
-    const span = activatorTracer.startSpan('state.commit', { kind: SpanKind.CLIENT, attributes: { [AgentsAttribute.StateBytes]: bytes.length } }, parent);
+    const step = startActivationStep(this.steps, 'state.commit', SpanKind.CLIENT, { [AgentsAttribute.StateBytes]: bytes.length }, parent);
     try {
       const revision = await this.inner.commit(stateKey, bytes, expectedRevision);
-      span.setAttribute(AgentsAttribute.StateRevision, revision);
+      step.set(AgentsAttribute.StateRevision, revision);
       return revision;
     } catch (thrown) {
       const error = ensureError(thrown);
-      if (error instanceof CommitConflict) span.addEvent('conflict');
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
+      step.fail(error, error instanceof CommitConflict);
       throw thrown;
     } finally {
-      span.end();
+      step.end();
     }
   }
 }

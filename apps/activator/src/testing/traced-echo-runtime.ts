@@ -5,7 +5,7 @@
  * promise hooks are observed on the real runtime, with no broker.
  */
 import { InMemoryStateStore, type ActorRuntimeDeps, type AgentDefinition, type OutboxEntryDoc } from '#core';
-import { RuntimeMetrics, TraceScopes } from '#telemetry';
+import { RuntimeMetrics, TraceScopes, type TraceStepsMode } from '#telemetry';
 import { composeCommitPath } from '../commit-path.factory.js';
 import { systemClock } from '../system-clock.js';
 import { TracedActorRuntime } from '../telemetry/traced-actor-runtime.js';
@@ -23,6 +23,8 @@ export interface TracedEchoRuntimeOptions {
   readonly partition?: number;
   /** `ActivationTelemetry.parentBased`. */
   readonly parentBased?: boolean;
+  /** How state and outbox steps are recorded (`AGENTS_TRACE_STEPS`); default `events`, as in the services. */
+  readonly steps?: TraceStepsMode;
 }
 
 /**
@@ -52,7 +54,7 @@ export function tracedEchoRuntime(options: TracedEchoRuntimeOptions = {}): Trace
   const metrics = options.metrics ?? new RuntimeMetrics({ defaultMetrics: false });
   const scopes = new TraceScopes();
   return new TracedActorRuntime(
-    composeCommitPath(echoRuntimePorts(options.store ?? new InMemoryStateStore(), options.published ?? []), { failpoints: [], metrics, prefix: 'agents', scopes, tracing: true }),
+    composeCommitPath(echoRuntimePorts(options.store ?? new InMemoryStateStore(), options.published ?? []), { failpoints: [], metrics, prefix: 'agents', scopes, tracing: true, steps: options.steps ?? 'events' }),
     { metrics, prefix: 'agents', partitionOf: () => options.partition ?? 0, tracing: true, scopes, ...(options.parentBased !== undefined ? { parentBased: options.parentBased } : {}) },
   );
 }

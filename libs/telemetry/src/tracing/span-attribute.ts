@@ -81,6 +81,10 @@ export const AgentsAttribute = {
   StateBytes: 'agents.state.bytes',
   /** A memory-store operation (load, search, upsert, ...). */
   MemoryOp: 'agents.memory.op',
+  /** On a step event of `activate` (`AGENTS_TRACE_STEPS=events`): how long the step took, in milliseconds. */
+  DurationMs: 'agents.duration_ms',
+  /** On a `state.commit` step event: the compare-and-set lost to a newer revision (the step is retried in place). */
+  Conflict: 'agents.state.conflict',
 } as const;
 export type AgentsAttribute = (typeof AgentsAttribute)[keyof typeof AgentsAttribute];
 

@@ -8,6 +8,7 @@ import { samplerFromEnv } from './sampler-from-env.js';
 import { spanOutcomeMeterProvider } from './span-outcome-meter.js';
 import { SynchronousContextManager } from './synchronous-context-manager.js';
 import { TracingMetrics } from './tracing-metrics.js';
+import { traceStepsFromEnv, type TraceStepsMode } from './trace-steps.js';
 
 /** What {@link startTracing} reads besides the standard `OTEL_*` variables. */
 export interface TracingOptions {
@@ -31,6 +32,8 @@ export interface Tracing {
    * may skip its span altogether ({@link carriesUnsampledParent}).
    */
   readonly parentBased: boolean;
+  /** How the activator records an activation's state and outbox steps (`AGENTS_TRACE_STEPS`; see {@link TraceStepsMode}). */
+  readonly steps: TraceStepsMode;
   /**
    * Flushes what is queued and stops exporting, waiting at most `timeoutMs` — and hardly at all
    * when the last export failed: a collector that is down must not hold up a shutdown (what is
@@ -70,8 +73,10 @@ export function startTracing(options: TracingOptions): Tracing {
   const env = options.env;
   // Before any span: how keys appear in them (a digest unless AGENTS_TRACE_KEYS=token).
   const keyMode = configureKeyAttribute(env);
+  // Checked with tracing off too: a typo refuses the start now, not once tracing is switched on.
+  const steps = traceStepsFromEnv(env);
   const metrics = new TracingMetrics();
-  const off = (why: string): Tracing => ({ enabled: false, description: `tracing off (${why})`, metrics, parentBased: false, shutdown: () => Promise.resolve() });
+  const off = (why: string): Tracing => ({ enabled: false, description: `tracing off (${why})`, metrics, parentBased: false, steps, shutdown: () => Promise.resolve() });
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return (current = off('OTEL_SDK_DISABLED=true'));
   const exporterName = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',')[0]?.trim().toLowerCase() || 'otlp';
   if (exporterName === 'none') return (current = off('OTEL_TRACES_EXPORTER=none'));
@@ -114,7 +119,8 @@ export function startTracing(options: TracingOptions): Tracing {
   const tracing: Tracing = {
     enabled: true,
     parentBased: sampler instanceof ParentBasedSampler,
-    description: `tracing on: OTLP ${protocol} to ${endpoint}${note}, keys as ${keyMode}, queue ${batching.maxQueueSize}, batches of ${batching.maxExportBatchSize} every ${batching.scheduledDelayMillis} ms`,
+    steps,
+    description: `tracing on: OTLP ${protocol} to ${endpoint}${note}, keys as ${keyMode}, activation steps as ${steps}, queue ${batching.maxQueueSize}, batches of ${batching.maxExportBatchSize} every ${batching.scheduledDelayMillis} ms`,
     metrics,
     shutdown(timeoutMs = 500) {
       stopped ??= new Promise<void>((resolve) => {
