@@ -1,5 +1,5 @@
 import type { JsMsg, StoredMsg } from '@nats-io/jetstream';
-import { decodeInboxEnvelope, HeaderName, type InboxElement } from '#core';
+import { decodeInboxEnvelope, HeaderName, inboxElement, type InboxElement } from '#core';
 import type { InboxAddress, Topology } from '#routing';
 import { decodeKeyToken } from '#routing';
 import { fromMsgHdrs, headerValue } from '#transport';
@@ -88,15 +88,15 @@ export function decodeInboxMessage(msg: InboxDelivery, topology: Topology): Deco
   return {
     address,
     stateKey: topology.stateKey(address.agent, address.token),
-    element: {
-      inboxSeq: msg.seq,
-      entityKey: envelope.entityKey,
-      eventTimeMs: direct ? Number(msg.timestampNanos / 1_000_000n) : envelope.eventTimeMs,
-      payload: envelope.payload,
-      headers: fromMsgHdrs(msg.headers),
-      ...(direct ? { direct: true } : {}),
-      deliveries: msg.info.deliveryCount,
-    },
+    element: inboxElement(
+      msg.seq,
+      envelope.entityKey,
+      direct ? Number(msg.timestampNanos / 1_000_000n) : envelope.eventTimeMs,
+      envelope.payload,
+      fromMsgHdrs(msg.headers),
+      direct,
+      msg.info.deliveryCount,
+    ),
   };
 }
 

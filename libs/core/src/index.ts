@@ -122,7 +122,7 @@ export { backoffDelay } from './actor/backoff.js';
 export type { BackoffPolicy } from './actor/backoff.js';
 export { encodeErrorRecord, decodeErrorRecord, errorRecordSource } from './actor/error-record.js';
 export type { ErrorRecordFields } from './actor/error-record.js';
-export { ToolResultStatus } from './actor/inbox-element.js';
+export { ToolResultStatus, inboxElement, withElementHeaders } from './actor/inbox-element.js';
 export type { InboxElement, InboxPayload, ToolResultDoc, ApprovalDoc, TimerFiredDoc } from './actor/inbox-element.js';
 export {
   encodeInboxEnvelope,

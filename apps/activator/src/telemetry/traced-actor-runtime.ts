@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import { ActorRuntime, ensureError, ErrorReason, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
+import { ActorRuntime, ensureError, ErrorReason, withElementHeaders, type ActorRuntimeDeps, type ElementScope, type InboxElement, type ProcessOutcome } from '#core';
 import { activationCost, AgentsAttribute, carriesUnsampledParent, keyAttribute, type ModelPrice, contextFromHeaders, derivedTraceId, startSpanInTrace, withTraceContext, type RuntimeMetrics, type TraceScope, type TraceScopes } from '#telemetry';
 import { activatorTracer } from './activator-tracer.js';
 
@@ -105,7 +105,8 @@ export class TracedActorRuntime extends ActorRuntime {
     const active = trace.setSpan(parent, span);
     // The outbox carries the activation's traceparent either way, so what it causes follows the
     // same sampling decision (parent-based) downstream.
-    const traced: InboxElement = { ...element, headers: withTraceContext(element.headers, active) };
+    // Built as every element is (withElementHeaders), not spread: one object shape on the hot path.
+    const traced: InboxElement = withElementHeaders(element, withTraceContext(element.headers, active));
     const recording = span.isRecording();
     // The key's digest is a hash per element: only for a span that keeps it.
     if (recording) span.setAttribute(AgentsAttribute.Key, keyAttribute(token));
