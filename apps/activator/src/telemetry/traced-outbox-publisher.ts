@@ -5,15 +5,16 @@ import { startActivationStep, type ActivationStep } from './activation-step.js';
 
 /**
  * An {@link OutboxPublisher} that records each outbox publish of the running activation as an
- * `outbox.publish` step (an event of its span, or a child span: `AGENTS_TRACE_STEPS`) and counts the intents the streams acknowledged
- * (`agents_intents_published_total`, the other side of the emitted = published identity). A
- * publish that fails counts nothing; its retry through the duplicate path counts once it lands.
+ * `outbox.publish` step (an event of its span, or a child span: `AGENTS_TRACE_STEPS`) and counts
+ * the intents the streams acknowledged (`agents_intents_published_total`, the other side of the
+ * emitted = published identity). A publish that fails counts nothing; its retry through the
+ * duplicate path counts once it lands.
  * The entries keep the headers they were committed with: their `traceparent` names the activation
  * that committed them, so the effector's span is that activation's child. That traceparent also
  * finds the parent: the step is recorded on the running activation whose span it names (its trace
  * scope). Entries another activation committed (republished after a crash) and entries of an
- * activation that is not recording (sampled out, or tracing off) are not recorded; the counts are kept
- * all the same.
+ * activation that is not recording (sampled out, or tracing off) are not recorded; the counts
+ * are kept all the same.
  */
 export class TracedOutboxPublisher implements OutboxPublisher {
   private readonly intentPrefixes: readonly string[];

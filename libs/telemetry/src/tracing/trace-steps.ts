@@ -4,8 +4,8 @@
  * - `events` (the default): as span events of the `activate` span, each stamped with the step's
  *   start and carrying its duration (`agents.duration_ms`) and attributes. What a step took and
  *   what it wrote stays in the trace; no span is built, queued and exported for it.
- * - `spans`: as child spans of the `activate` span (a waterfall per step), at about three times
- *   the tracing cost per sampled activation (decision 0087).
+ * - `spans`: as child spans of the `activate` span (a waterfall per step); in ad-hoc runs at a
+ *   10 % ratio that about doubled what tracing cost the activator (decision 0087).
  *
  * Model calls (`chat <model>`) and long-term flushes (`longterm.flush`) are child spans in both
  * modes: other services' spans hang under them, and a model call's tokens are what a trace is
