@@ -19,7 +19,7 @@ describe('composeCommitPath', () => {
     const metrics = new RuntimeMetrics({ defaultMetrics: false });
     const observer: ActorRuntimeObserver = {};
     const published: OutboxEntryDoc[] = [];
-    const path = composeCommitPath(ports(observer, published), { failpoints: [], holdsLease: () => true, metrics, prefix: 'agents', scopes: new TraceScopes(), tracing: false });
+    const path = composeCommitPath(ports(observer, published), { failpoints: [], holdsLease: () => true, metrics, prefix: 'agents', scopes: new TraceScopes(), tracing: false, steps: 'events' });
     expect(path.store).toBeInstanceOf(LeaseGuardedStateStore);
     expect(path.observer).toBe(observer);
     await path.publisher.publish([intent]);
@@ -29,7 +29,7 @@ describe('composeCommitPath', () => {
 
   it('with tracing on, wraps the store and the observer so spans find their activation', () => {
     const observer: ActorRuntimeObserver = {};
-    const path = composeCommitPath(ports(observer, []), { failpoints: [], holdsLease: () => true, metrics: new RuntimeMetrics({ defaultMetrics: false }), prefix: 'agents', scopes: new TraceScopes(), tracing: true });
+    const path = composeCommitPath(ports(observer, []), { failpoints: [], holdsLease: () => true, metrics: new RuntimeMetrics({ defaultMetrics: false }), prefix: 'agents', scopes: new TraceScopes(), tracing: true, steps: 'events' });
     expect(path.store).toBeInstanceOf(TracedStateStore);
     expect(path.observer).toBeInstanceOf(TracingObserver);
   });

@@ -25,8 +25,8 @@ export interface CommitPathOptions {
    * their metrics.
    */
   readonly tracing: boolean;
-  /** How a recording activation's state and outbox steps are recorded (`Tracing.steps`, `AGENTS_TRACE_STEPS`); default `events`. */
-  readonly steps?: TraceStepsMode;
+  /** How a recording activation's state and outbox steps are recorded (`Tracing.steps`, `AGENTS_TRACE_STEPS`). */
+  readonly steps: TraceStepsMode;
 }
 
 /**
@@ -50,11 +50,10 @@ export function composeCommitPath(deps: ActorRuntimeDeps, options: CommitPathOpt
   let store: StateStore = deps.store;
   if (options.failpoints.length > 0) store = new FailpointStateStore(store, options.failpoints);
   if (options.holdsLease !== undefined) store = new LeaseGuardedStateStore(store, options.holdsLease);
-  const steps = options.steps ?? 'events';
   return {
     ...deps,
-    store: options.tracing ? new TracedStateStore(store, options.scopes, steps) : store,
-    publisher: new TracedOutboxPublisher(deps.publisher, options.metrics, options.prefix, options.scopes, steps),
+    store: options.tracing ? new TracedStateStore(store, options.scopes, options.steps) : store,
+    publisher: new TracedOutboxPublisher(deps.publisher, options.metrics, options.prefix, options.scopes, options.steps),
     ...(options.tracing ? { observer: new TracingObserver(deps.observer, deps.provider.name, options.scopes) } : {}),
     ...(deps.longterm !== undefined ? { longterm: { ...deps.longterm, store: tracedLongTermStore(deps.longterm.store, options.metrics, options.scopes) } } : {}),
   };

@@ -16,7 +16,10 @@ export interface ActivationStep {
   end(): void;
 }
 
-/** Starts `name` under the activation span of `parent` (a trace scope's context). */
+/**
+ * Starts `name` under the activation span of `parent` (a trace scope's context). `attributes` is
+ * the caller's own fresh object: in `events` mode the step adds to it and the event keeps it.
+ */
 export function startActivationStep(mode: TraceStepsMode, name: string, kind: SpanKind, attributes: Attributes, parent: Context): ActivationStep {
   if (mode === 'spans') return new ChildSpanStep(activatorTracer.startSpan(name, { kind, attributes }, parent));
   const activation = trace.getSpan(parent);
@@ -48,15 +51,12 @@ class ChildSpanStep implements ActivationStep {
  */
 class StepEvent implements ActivationStep {
   private readonly startedAt = performance.now();
-  private readonly attributes: Attributes;
 
   constructor(
     private readonly activation: Span,
     private readonly name: string,
-    attributes: Attributes,
-  ) {
-    this.attributes = { ...attributes };
-  }
+    private readonly attributes: Attributes,
+  ) {}
 
   set(name: string, value: AttributeValue): void {
     this.attributes[name] = value;
