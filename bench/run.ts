@@ -68,7 +68,7 @@ import {
   type TracingRun,
 } from './report/bench-result.js';
 import { checkTargets, renderCheck } from './report/check-targets.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread, tracingCpuCost, tracingReference } from './report/compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread, tracingCost, tracingCpuCost, tracingReference } from './report/compare-systems.js';
 import { renderMarkdown } from './report/markdown-report.js';
 import { writeResults } from './report/write-results.js';
 import { startRuntimeSystem } from './runtime/runtime-system.js';
@@ -274,13 +274,15 @@ async function measureSystems(bench: Bench): Promise<MainMeasurements> {
 }
 
 /**
- * The tracing dimension. First the reference: restart the runtime with tracing off and pair its
- * no-op throughput with the baseline. Then, for each sampling ratio: restart the runtime exporting
- * spans over OTLP/HTTP to a local receiver, with the parent-based ratio sampler, and pair it the
- * same way. Last, the reference again: restart with tracing off and pair it once more, so the
- * reference brackets the traced runs in time (decision 0074). Each cost is taken against the
- * median of both reference blocks' pairs, so restarting (a fresh process, an empty actor cache,
- * after the main phases) is in both sides of it, and so is the host's drift over the dimension.
+ * The tracing dimension, in `--tracing-pairs` rounds (decision 0088). Each round restarts the
+ * runtime once with tracing off (the reference) and once per sampling ratio (spans over OTLP/HTTP
+ * to a local receiver, the parent-based ratio sampler), warms each restart up (decision 0081), and
+ * pairs its no-op throughput with the baseline once. Odd rounds run the reference first, even
+ * rounds last, so a host that drifts within a round lands on both sides of the traced runs. Each
+ * ratio's cost is the median over the rounds of its pair against the same round's reference pair:
+ * a restart's luck (the core its activator lands on) and the host's drift between rounds then move
+ * one round's cost, not every traced pair against every reference pair. Restarting (a fresh
+ * process, an empty actor cache, after the main phases) is on both sides of every round.
  * Replaces `running.runtime` with the last restarted runtime (the caller stops it).
  */
 async function measureTracing(bench: Bench, running: Record<SystemName, SystemUnderTest>, plans: readonly PhasePlan[]): Promise<TracingMeasurements> {
@@ -290,50 +292,66 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   // Runs of `--tracing-events` (3 × N by default, decision 0086): a 20,000-event run lasts about
   // 2.5 s, and one such run of either system moved a block's median by tens of percent.
   const plan: PhasePlan = { ...noop, measured: noop.measured.kind === 'window' ? { ...noop.measured, events: options.tracingEvents } : noop.measured };
-  const restart = async (env: Record<string, string>): Promise<void> => {
+  const restart = async (env: Record<string, string>, variant: string): Promise<void> => {
     await running.runtime.stop();
     running.runtime = await startSystem('runtime', bench.server, options, bench.nc, { activators: 1, effector: needsEffector(plans), env });
     // Every restart, the reference's and each ratio's alike, runs one measured run's worth of load
     // unmeasured first: the pairs then compare warm code, not JIT warm-up (decision 0081).
-    await warmRestarted(phaseContext(bench, running.runtime), plan, options.tracingEvents);
+    await warmRestarted(phaseContext(bench, running.runtime), { ...plan, variant }, options.tracingEvents);
   };
-  log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension, before the traced runs)');
-  await restart({});
-  // `--tracing-pairs` (5 by default, decision 0082): one disturbed pair of three moved the cost by ten points.
-  // No lead-in pair here (decision 0084): each restart's warm-up above already stands before the pairs.
-  const openingPairs = await runPairs(bench, running, plan, 'toff-', options.tracingPairs, false);
-  log(`tracing off, restarted (before): runtime ÷ baseline ${median(openingPairs.map((p) => p.ratio)).toFixed(3)}`);
   const sink = await startOtlpSink();
-  const traced: Omit<TracingRun, 'cost'>[] = [];
+  const tracedEnv = (ratio: number): Record<string, string> => ({
+    OTEL_SDK_DISABLED: 'false',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: String(ratio),
+  });
+  const referencePairs: ThroughputPair[] = [];
+  const traced = options.tracing.map((ratio) => ({ ratio, pairs: [] as ThroughputPair[], requests: 0, bytes: 0 }));
+  const rounds = options.tracingPairs;
   try {
-    for (const ratio of options.tracing) {
-      log(`stopping runtime; restarting it with tracing at a ${ratio} parent-based sampling ratio (OTLP to ${sink.endpoint})`);
-      await restart({
-        OTEL_SDK_DISABLED: 'false',
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-        OTEL_TRACES_SAMPLER_ARG: String(ratio),
-      });
-      const before = sink.received();
-      const pairs = await runPairs(bench, running, plan, `t${ratio}-`, options.tracingPairs, false);
-      const after = sink.received();
-      const throughputRatio = median(pairs.map((p) => p.ratio));
-      traced.push({ ratio, pairs, throughputRatio, spread: spread(pairs.map((p) => p.ratio)), exported: { requests: after.requests - before.requests, bytes: after.bytes - before.bytes } });
-      log(`tracing at ${ratio}: runtime ÷ baseline ${throughputRatio.toFixed(3)}; ${after.requests - before.requests} OTLP requests`);
+    for (let round = 1; round <= rounds; round += 1) {
+      // `--tracing-pairs` rounds (5 by default, decision 0082): one disturbed pair of three moved the cost by ten points.
+      const order: (typeof traced[number] | undefined)[] = [undefined, ...traced];
+      if (round % 2 === 0) order.reverse();
+      for (const run of order) {
+        const label = run === undefined ? 'toff' : `t${run.ratio}`;
+        log(`tracing round ${round} of ${rounds}: restarting the runtime with ${run === undefined ? 'tracing off (the reference)' : `tracing at a ${run.ratio} parent-based sampling ratio (OTLP to ${sink.endpoint})`}`);
+        await restart(run === undefined ? {} : tracedEnv(run.ratio), `${label}-q${round}`);
+        const before = sink.received();
+        // One pair per restart, and no lead-in pair (decision 0084): the restart's warm-up stands before it.
+        const [pair] = await runPairs(bench, running, plan, `${label}-q${round}-`, 1, false);
+        if (pair === undefined) throw new Error(`the tracing dimension's ${label} pair of round ${round} did not run`);
+        const after = sink.received();
+        if (run === undefined) {
+          referencePairs.push(pair);
+        } else {
+          run.pairs.push(pair);
+          run.requests += after.requests - before.requests;
+          run.bytes += after.bytes - before.bytes;
+        }
+      }
     }
   } finally {
     await sink.stop();
   }
-  log('stopping runtime; restarting it with tracing off (the reference of the tracing dimension, after the traced runs)');
-  await restart({});
-  const closingPairs = await runPairs(bench, running, plan, 'toff2-', options.tracingPairs, false);
-  const reference = tracingReference(openingPairs, closingPairs);
-  log(`tracing off, restarted (after): runtime ÷ baseline ${median(closingPairs.map((p) => p.ratio)).toFixed(3)}; reference (both) ${reference.throughputRatio.toFixed(3)}`);
-  const runs = traced.map((run): TracingRun => ({ ...run, cost: 1 - run.throughputRatio / reference.throughputRatio }));
+  const reference = tracingReference(referencePairs);
+  log(`tracing off (the reference): runtime ÷ baseline ${reference.throughputRatio.toFixed(3)} (${referencePairs.map((p) => p.ratio.toFixed(2)).join(', ')})`);
+  const runs = traced.map((run): TracingRun => {
+    const { cost, roundCosts, ofMedians } = tracingCost(run.pairs, reference);
+    const ratios = run.pairs.map((p) => p.ratio);
+    return { ratio: run.ratio, pairs: run.pairs, throughputRatio: median(ratios), spread: spread(ratios), cost, roundCosts, costOfMedians: ofMedians, exported: { requests: run.requests, bytes: run.bytes } };
+  });
+  const percent = (value: number | undefined): string => `${((value ?? Number.NaN) * 100).toFixed(1)} %`;
   const cpuCost = (run: TracingRun, role: string): string => `${((tracingCpuCost(run.pairs, reference, role) ?? Number.NaN) * 100).toFixed(0)} %`;
-  for (const run of runs) log(`tracing at ${run.ratio}: cost ${((run.cost ?? Number.NaN) * 100).toFixed(1)} % against the reference; CPU per event against the reference's: activator ${cpuCost(run, 'activator')}, ingress ${cpuCost(run, 'ingress')}`);
+  for (const run of runs) {
+    log(
+      `tracing at ${run.ratio}: cost ${percent(run.cost)}, the median of the rounds' ${run.roundCosts.map(percent).join(', ')} (of medians ${percent(run.costOfMedians)}); ${run.exported.requests} OTLP requests; ` +
+        `CPU per event against the round's reference: activator ${cpuCost(run, 'activator')}, ingress ${cpuCost(run, 'ingress')}`,
+    );
+  }
   return { runs, reference };
 }
 

@@ -11,7 +11,7 @@ import type { SystemName } from '../system-under-test.js';
 import type { HopRow } from './hop-timeline.js';
 
 /** Version tag of the results format. */
-export const RESULT_FORMAT = 'nats-agents-bench/3';
+export const RESULT_FORMAT = 'nats-agents-bench/4';
 
 /** The phases each system runs, in order. */
 export const PHASE_NAMES = ['noop-throughput', 'noop-unloaded', 'model-throughput', 'model-low-concurrency', 'roundtrip-unloaded', 'roundtrip-low-concurrency', 'roundtrip-throughput'] as const;
@@ -154,33 +154,35 @@ export interface LiveKeysRow {
 export interface TracingRun {
   /** `OTEL_TRACES_SAMPLER_ARG` of the parent-based ratio sampler. */
   readonly ratio: number;
+  /** One pair per round, in round order (decision 0088): the i-th ran beside the reference's i-th. */
   readonly pairs: readonly ThroughputPair[];
   /** Median of the pairs' ratios (runtime with tracing ÷ baseline). */
   readonly throughputRatio: number;
   readonly spread: number;
   /**
-   * 1 − this ratio ÷ the reference's ({@link TracingReference}): the share of throughput tracing
-   * costs, against a runtime restarted the same way with tracing off.
+   * The share of throughput tracing costs: the median over the rounds of 1 − this round's traced
+   * ratio ÷ its reference ratio ({@link TracingReference}, decision 0088).
    */
   readonly cost: number | undefined;
+  /** Each round's cost, in round order. */
+  readonly roundCosts: readonly number[];
+  /** 1 − the median traced ratio ÷ the median reference ratio: the cost as taken before decision 0088, for comparison. */
+  readonly costOfMedians: number | undefined;
   /** OTLP export requests and bytes the local receiver took during the measured runs. */
   readonly exported: { readonly requests: number; readonly bytes: number };
 }
 
 /**
  * The tracing dimension's reference: the runtime restarted with tracing off and paired with the
- * baseline exactly as each traced restart is. Why not the main phases' no-op pairs: those ran on a
- * runtime warmed by its earlier phases, while each traced runtime is a fresh process measured after
- * them, so a cost taken against them also counted the restart.
+ * baseline exactly as each traced restart is, once per round. Why not the main phases' no-op
+ * pairs: those ran on a runtime warmed by its earlier phases, while each traced runtime is a fresh
+ * process measured after them, so a cost taken against them also counted the restart.
  */
 export interface TracingReference {
-  /** The pairs measured before the traced runs. */
+  /** One pair per round, in round order (decision 0088). */
   readonly pairs: readonly ThroughputPair[];
-  /** The pairs measured after the traced runs (decision 0074). */
-  readonly closingPairs: readonly ThroughputPair[];
-  /** Median of all the pairs' ratios, both blocks (runtime restarted with tracing off ÷ baseline). */
+  /** Median of the pairs' ratios (runtime restarted with tracing off ÷ baseline). */
   readonly throughputRatio: number;
-  /** Of all the pairs' ratios, both blocks. */
   readonly spread: number;
 }
 

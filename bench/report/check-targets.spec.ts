@@ -45,8 +45,8 @@ describe('checkTargets', () => {
     expect(check.noisy).toEqual(['live keys 1000000 (spread 31 %)']);
   });
 
-  it('names the tracing reference when its pairs, before and after the traced runs, disagree by more than 15 %', () => {
-    const reference = (spread: number) => ({ pairs: [], closingPairs: [], throughputRatio: 1, spread });
+  it('names the tracing reference when its pairs, one per round, disagree by more than 15 %', () => {
+    const reference = (spread: number) => ({ pairs: [], throughputRatio: 1, spread });
     expect(checkTargets({ ...result(comparison()), tracingReference: reference(0.1) } as unknown as BenchResult, [ratioTarget]).noisy).toEqual([]);
     expect(checkTargets({ ...result(comparison()), tracingReference: reference(0.24) } as unknown as BenchResult, [ratioTarget]).noisy).toEqual(['tracing reference (spread 24 %)']);
   });
@@ -68,6 +68,16 @@ describe('checkTargets', () => {
     const ratio = TARGETS.find((t) => t.id === 'latency-roundtrip-low-concurrency-p50');
     const withRatios = (ratios: number[]): BenchResult => ({ ...result(comparison()), latencyPairs: { 'roundtrip-low-concurrency': ratios.map((ratioP50) => ({ deltaMs: { p50: 0, p99: 0 }, ratioP50 })) } }) as unknown as BenchResult;
     expect(checkTargets(withRatios([1.2, 1.35, 1.28]), [ratio!]).split).toEqual(['latency-roundtrip-low-concurrency-p50 (1.20, 1.35, 1.28; target ≤ 1.30)']);
+  });
+
+  it('reads the tracing target off the median round and names rounds on both sides of its limit', () => {
+    const tracing = TARGETS.find((t) => t.id === 'tracing-cost-10pct');
+    const run = (ratio: number, roundCosts: number[], cost: number) => ({ ratio, roundCosts, cost, spread: 0 });
+    const withRuns = (...runs: ReturnType<typeof run>[]): BenchResult => ({ ...result(comparison()), tracing: runs }) as unknown as BenchResult;
+    const check = checkTargets(withRuns(run(0.1, [0.04, 0.12, 0.08], 0.08), run(1, [0.3, 0.2, 0.25], 0.25)), [tracing!]);
+    expect(check.missed).toEqual([]);
+    expect(check.split).toEqual(['tracing-cost-10pct (4.0 %, 12.0 %, 8.0 %; target ≤ 10.0 %)']);
+    expect(checkTargets(withRuns(run(0.1, [0.04, 0.06, 0.08], 0.06)), [tracing!]).split).toEqual([]);
   });
 
   it('reads the live-keys target off each row\'s median runtime run', () => {

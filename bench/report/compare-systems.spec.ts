@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseName, PhaseResult, SystemResult } from './bench-result.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, runtimeCpu, spread, tracingCpuCost, tracingReference } from './compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, referenceCpu, runtimeCpu, spread, tracingCost, tracingCpuCost, tracingReference } from './compare-systems.js';
 
 /** A phase result with only what the comparison reads. */
 function phase(name: PhaseName, perSecond: number, cpuMsPerEvent: Record<string, number> = {}, p50 = 1): PhaseResult {
@@ -79,13 +79,29 @@ describe('compareSystems', () => {
 describe('tracingReference', () => {
   const pairAt = (ratio: number) => pairOf(phase('noop-throughput', 1_000 * ratio), phase('noop-throughput', 1_000));
 
-  it('takes its ratio over the pairs before and after the traced runs together, so a drifting host moves it with them', () => {
-    // The host slowed the runtime between the blocks: before alone says 1.0, after alone 0.8.
-    const reference = tracingReference([1.0, 1.02, 0.98].map(pairAt), [0.8, 0.82, 0.78].map(pairAt));
-    expect(reference.throughputRatio).toBeCloseTo(0.9);
-    expect(reference.pairs.map((p) => p.ratio)).toEqual([1.0, 1.02, 0.98]);
-    expect(reference.closingPairs.map((p) => p.ratio)).toEqual([0.8, 0.82, 0.78]);
-    expect(reference.spread).toBeCloseTo((1.02 - 0.78) / 0.9);
+  it('takes its ratio and spread over its pairs, one per round', () => {
+    const reference = tracingReference([1.0, 0.8, 1.02].map(pairAt));
+    expect(reference.throughputRatio).toBeCloseTo(1.0);
+    expect(reference.pairs.map((p) => p.ratio)).toEqual([1.0, 0.8, 1.02]);
+    expect(reference.spread).toBeCloseTo((1.02 - 0.8) / 1.0);
+  });
+});
+
+describe('tracingCost', () => {
+  const pairAt = (ratio: number) => pairOf(phase('noop-throughput', 1_000 * ratio), phase('noop-throughput', 1_000));
+
+  it('takes each round\'s traced pair against the same round\'s reference pair, so a round the host slowed for both costs nothing', () => {
+    // Round 2 ran on a slow host: its reference and its traced pair both fell to 0.6 and 0.57.
+    const reference = tracingReference([1.0, 0.6, 1.0].map(pairAt));
+    const { cost, roundCosts, ofMedians } = tracingCost([0.95, 0.57, 0.9].map(pairAt), reference);
+    expect(roundCosts.map((c) => Number(c.toFixed(3)))).toEqual([0.05, 0.05, 0.1]);
+    expect(cost).toBeCloseTo(0.05);
+    // Taken as a ratio of medians, the slow round's traced pair is no longer set against its own reference.
+    expect(ofMedians).toBeCloseTo(0.1);
+  });
+
+  it('refuses rounds that do not match', () => {
+    expect(() => tracingCost([pairAt(1)], tracingReference([pairAt(1), pairAt(1)]))).toThrow(/1 traced pairs against 2 reference pairs/);
   });
 });
 
@@ -93,18 +109,20 @@ describe('tracingCpuCost', () => {
   /** A pair whose runtime spent `activator` ms of CPU per event; the throughput ratio is beside the point. */
   const pairWithCpu = (activator: number, ratio = 1) => pairOf(phase('noop-throughput', 1_000 * ratio, { activator, ingress: 0.05 }), phase('noop-throughput', 1_000));
 
-  it('compares the traced runs\' CPU per event with both reference blocks\', each a median, whatever the throughput ratios did', () => {
-    // The throughput ratios moved between the blocks (1.2 then 0.8); the CPU cost reads only CPU per event: 0.1 ms off, 0.13 ms traced.
-    const reference = tracingReference([0.1, 0.09, 0.11].map((cpu) => pairWithCpu(cpu, 1.2)), [0.1, 0.12, 0.1].map((cpu) => pairWithCpu(cpu, 0.8)));
-    const traced = [0.13, 0.14, 0.12].map((cpu) => pairWithCpu(cpu, 0.9));
+  it('compares each round\'s traced CPU per event with that round\'s reference, the median round, whatever the throughput ratios did', () => {
+    // The host moved the reference between rounds (0.1, 0.12, 0.08 ms); each traced run paid 30 % over its own round's.
+    const reference = tracingReference([0.1, 0.12, 0.08].map((cpu) => pairWithCpu(cpu, 1.2)));
+    const traced = [0.13, 0.156, 0.104].map((cpu) => pairWithCpu(cpu, 0.9));
     expect(tracingCpuCost(traced, reference, 'activator')).toBeCloseTo(0.3);
     expect(tracingCpuCost(traced, reference, 'ingress')).toBeCloseTo(0);
     expect(runtimeCpu(traced, 'activator')).toBeCloseTo(0.13);
+    expect(referenceCpu(reference, 'activator')).toBeCloseTo(0.1);
   });
 
   it('has no figure for a role some run did not record', () => {
-    const reference = tracingReference([pairWithCpu(0.1)], [pairWithCpu(0.1)]);
+    const reference = tracingReference([pairWithCpu(0.1)]);
     expect(tracingCpuCost([pairWithCpu(0.13)], reference, 'effector')).toBeUndefined();
+    expect(tracingCpuCost([], reference, 'activator')).toBeUndefined();
     expect(runtimeCpu([], 'activator')).toBeUndefined();
   });
 });

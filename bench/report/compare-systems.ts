@@ -45,32 +45,53 @@ export function medianPair(pairs: readonly ThroughputPair[]): ThroughputPair | u
 }
 
 /**
- * The tracing dimension's reference from its two blocks of tracing-off pairs, one measured before
- * the traced runs and one after (decision 0074): its ratio is the median of all their pairs, so a
- * host that drifts over the dimension moves the reference with the traced runs between them.
+ * The tracing dimension's reference from its tracing-off pairs, one per round (decision 0088): the
+ * i-th pair ran in round i, beside each ratio's i-th traced pair.
  */
-export function tracingReference(opening: readonly ThroughputPair[], closing: readonly ThroughputPair[]): TracingReference {
-  const ratios = [...opening, ...closing].map((p) => p.ratio);
-  return { pairs: opening, closingPairs: closing, throughputRatio: median(ratios), spread: spread(ratios) };
+export function tracingReference(pairs: readonly ThroughputPair[]): TracingReference {
+  const ratios = pairs.map((p) => p.ratio);
+  return { pairs, throughputRatio: median(ratios), spread: spread(ratios) };
 }
 
 /**
- * What tracing costs in CPU rather than throughput: the runtime's `role` CPU per event over the
- * traced pairs (median) against the same over both blocks of the reference (median), minus one
+ * Tracing's throughput cost, round by round (decision 0088): in round i, 1 − the traced pair's
+ * ratio ÷ the reference pair's ratio of the same round; the cost is the median round's. Both pairs
+ * of a round ran within about a minute of each other on freshly restarted runtimes, so a host that
+ * drifts between rounds, or a restart that lands the activator on the slower core, moves one round,
+ * not every traced pair against every reference pair. `ofMedians` is the same cost taken the way it
+ * was before that decision (1 − median traced ratio ÷ median reference ratio), reported beside it.
+ *
+ * @throws {Error} when the traced pairs and the reference's are not one per round each.
+ */
+export function tracingCost(traced: readonly ThroughputPair[], reference: TracingReference): { readonly cost: number; readonly roundCosts: readonly number[]; readonly ofMedians: number } {
+  if (traced.length !== reference.pairs.length) throw new Error(`tracing rounds do not match: ${traced.length} traced pairs against ${reference.pairs.length} reference pairs`);
+  const roundCosts = traced.map((pair, i) => 1 - pair.ratio / reference.pairs[i]!.ratio);
+  return { cost: median(roundCosts), roundCosts, ofMedians: 1 - median(traced.map((p) => p.ratio)) / reference.throughputRatio };
+}
+
+/**
+ * What tracing costs in CPU rather than throughput: in each round, the runtime's `role` CPU per
+ * event in the traced pair ÷ the same in that round's reference pair, minus one; the median round
  * (0.38: 38 % more CPU per event with tracing). A second view of the throughput cost: it names the
  * process that pays, and it does not divide by the baseline's runs. It is not free of noise: CPU
  * per event moves with batching (a run that keeps more in flight spends less per event).
- * Undefined when a run did not record the role.
+ * Undefined when a run did not record the role or the rounds do not match.
  */
 export function tracingCpuCost(traced: readonly ThroughputPair[], reference: TracingReference, role: string): number | undefined {
-  const on = runtimeCpu(traced, role);
-  const off = referenceCpu(reference, role);
-  return on === undefined || off === undefined || off === 0 ? undefined : on / off - 1;
+  if (traced.length === 0 || traced.length !== reference.pairs.length) return undefined;
+  const rounds: number[] = [];
+  for (const [i, pair] of traced.entries()) {
+    const on = roleCpu(pair.runtime, role);
+    const off = roleCpu(reference.pairs[i]!.runtime, role);
+    if (on === undefined || off === undefined || off === 0) return undefined;
+    rounds.push(on / off - 1);
+  }
+  return median(rounds);
 }
 
-/** The reference's `role` CPU ms per event, the median over both of its blocks' pairs (see {@link runtimeCpu}). */
+/** The reference's `role` CPU ms per event, the median over its pairs (see {@link runtimeCpu}). */
 export function referenceCpu(reference: TracingReference, role: string): number | undefined {
-  return runtimeCpu([...reference.pairs, ...reference.closingPairs], role);
+  return runtimeCpu(reference.pairs, role);
 }
 
 /** The runtime's `role` CPU ms per event, the median over `pairs`; undefined when a run did not record it. */

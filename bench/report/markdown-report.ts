@@ -261,18 +261,18 @@ function tracingSection(result: BenchResult): string[] {
     '## Tracing',
     '',
     'No-op throughput with the runtime restarted exporting spans over OTLP/HTTP (protobuf, batched) to a local receiver in the load generator, parent-based ratio sampler, ' +
-      `paired with the baseline as above, in ${result.options.tracingPairs} pairs per run of ${int(result.options.tracingEvents)} events each. The reference is the runtime restarted the same way with tracing off, ` +
-      `measured before the traced runs and again after them: runtime ÷ baseline ${fmt(reference?.throughputRatio, 2)}, the median of both blocks ` +
-      `(before: ${reference?.pairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; after: ${reference?.closingPairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; ` +
+      `paired with the baseline as above, in ${result.options.tracingPairs} rounds (decision 0088): each round restarts the runtime with tracing off (the reference) and once per ratio, warms each restart up, ` +
+      `and runs one pair of ${int(result.options.tracingEvents)} events per system on it; odd rounds start with the reference, even rounds end with it. ` +
+      `The reference: runtime ÷ baseline ${fmt(reference?.throughputRatio, 2)}, the median of its pairs (${reference?.pairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; ` +
       `spread ${fmt((reference?.spread ?? Number.NaN) * 100, 0)} %). ` +
-      'Cost = 1 − (traced ratio ÷ reference ratio). ' +
+      'Cost = the median over the rounds of 1 − (traced ratio ÷ the same round\'s reference ratio); "of medians" is 1 − (median traced ratio ÷ median reference ratio), the figure before decision 0088. ' +
       `Tracing off in the main phases (the rows above, a runtime warmed by them): runtime ÷ baseline ${fmt(off, 2)}, which is also the whole cost of the runtime with tracing off against bare JetStream. ` +
-      'The CPU columns give the same cost as CPU per event of the runtime\'s processes (median over the pairs) against the reference\'s (median over both blocks): ' +
+      'The CPU columns give the same cost as CPU per event of the runtime\'s processes (median over the pairs) and, in brackets, the median over the rounds of its change against the round\'s reference: ' +
       `with tracing off, activator ${fmtCpu(reference && referenceCpu(reference, 'activator'))} ms and ingress ${fmtCpu(reference && referenceCpu(reference, 'ingress'))} ms. ` +
       'They are a second view of the cost, not a steadier one: CPU per event moves with batching too (a run that keeps more in flight spends less per event).',
     '',
-    '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | activator CPU per event, ms | ingress CPU per event, ms | OTLP requests | exported KiB |',
-    '|---:|---:|---|---:|---:|---:|---:|---:|---:|',
+    '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | rounds\' costs | of medians | activator CPU per event, ms | ingress CPU per event, ms | OTLP requests | exported KiB |',
+    '|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|',
   ];
   const cpuCell = (pairs: readonly ThroughputPair[], role: string): string => {
     const cost = reference === undefined ? undefined : tracingCpuCost(pairs, reference, role);
@@ -281,7 +281,7 @@ function tracingSection(result: BenchResult): string[] {
   for (const t of result.tracing) {
     out.push(
       `| ${t.ratio} | ${fmt(t.throughputRatio, 2)} | ${t.pairs.map((p) => fmt(p.ratio, 2)).join(', ')} | ${fmt(t.spread * 100, 0)} %${t.spread > NOISY_SPREAD ? ' **noisy**' : ''} | ` +
-        `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${cpuCell(t.pairs, 'activator')} | ${cpuCell(t.pairs, 'ingress')} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
+        `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${t.roundCosts.map((c) => `${fmt(c * 100, 1)} %`).join(', ')} | ${t.costOfMedians === undefined ? '–' : `${fmt(t.costOfMedians * 100, 1)} %`} | ${cpuCell(t.pairs, 'activator')} | ${cpuCell(t.pairs, 'ingress')} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
     );
   }
   out.push('');
