@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToolIntent } from '#core';
-import { derivedTraceId } from '#telemetry';
+import { ingestRootIds } from '#telemetry';
 import { collect, readStream, startCluster, type TestCluster } from '../harness/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { eventually, opsUrl, scrape, value } from './prometheus-text.js';
@@ -242,7 +242,7 @@ describe('tracing at a parent-based sampling ratio', () => {
     const traces = outputs.messages.map((msg) => {
       const { n } = JSON.parse(text.decode(msg.data)) as { n: number };
       const [, traceId, , flags] = (msg.headers?.get('traceparent') ?? '').split('-');
-      return { n, traceId, sampled: flags === '01', expected: derivedTraceId('ingest', 'AGENTS_INGEST', seqOf.get(n)!) };
+      return { n, traceId, sampled: flags === '01', expected: ingestRootIds('AGENTS_INGEST', seqOf.get(n)!).traceId };
     });
     for (const t of traces) expect(t.traceId, `event ${t.n}`).toBe(t.expected);
     const sampledIn = traces.filter((t) => t.sampled);

@@ -23,6 +23,7 @@ export type { Tracing, TracingOptions } from './tracing/start-tracing.js';
 export { TracingMetrics } from './tracing/tracing-metrics.js';
 export { spanOutcomeMeterProvider, SPAN_PROCESSED_METRIC } from './tracing/span-outcome-meter.js';
 export { decideDerivedRoot, derivedTraceId, startSpanInTrace, DerivedTraceIdGenerator, type DerivedRoot } from './tracing/derived-trace-ids.js';
+export { ingestRootIds, type RootIds } from './tracing/ingest-root-ids.js';
 export { carriedParent, carriedSampledSpanId, carriesUnsampledParent, contextFromHeaders, withTraceContext, withTraceparent, type CarriedParent } from './tracing/trace-headers.js';
 export { SynchronousContextManager } from './tracing/synchronous-context-manager.js';
 export { TraceScopes } from './tracing/trace-scopes.js';

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { HeaderDoc } from '#core';
-import { AgentsAttribute, carriedParent, keyAttribute, contextFromHeaders, decideDerivedRoot, derivedTraceId, MessagingAttribute, startSpanInTrace, withTraceContext, withTraceparent, type IngressMetrics } from '#telemetry';
+import { AgentsAttribute, carriedParent, keyAttribute, contextFromHeaders, decideDerivedRoot, ingestRootIds, MessagingAttribute, startSpanInTrace, withTraceContext, withTraceparent, type IngressMetrics } from '#telemetry';
 import type { IngestDecision } from '../ingest-decision.js';
 
 const tracer = trace.getTracer('nats-agents/ingress');
@@ -23,8 +23,8 @@ export interface IngestTrace {
  * `traceparent` when it sent one (the effector's span for a tool result). A message without trace
  * context roots a trace derived from its ingest stream sequence, so a redelivery of it (a crash
  * before the ack, a lease handover) joins the same trace; each delivery still gets its own span,
- * marked `agents.redelivered`. The forward carries the ingest span as its parent, so the
- * activation that applies it continues the trace.
+ * marked `agents.redelivered` (the ids: {@link ingestRootIds}). The forward carries the ingest
+ * span as its parent, so the activation that applies it continues the trace.
  *
  * No span is built for a message whose span would record nothing (the untraced path, with its
  * counts): a root the sampler drops (decided first, {@link decideDerivedRoot}; the forward then
@@ -39,7 +39,7 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
   const parentSpan = carriedParent(headers);
   let rootTraceId: string | undefined;
   if (parentSpan === undefined) {
-    const root = decideDerivedRoot(name, SpanKind.CONSUMER, ['ingest', stream, msg.seq]);
+    const root = decideDerivedRoot(name, SpanKind.CONSUMER, ingestRootIds(stream, msg.seq));
     if (root?.sampled === false) {
       const marked = decision.kind === 'forward' ? { ...decision, headers: withTraceparent(decision.headers, root.traceparent, root.tracestate) } : decision;
       return untracedIngest(marked, metrics);
@@ -67,7 +67,7 @@ export function startIngestSpan(msg: JsMsg, headers: readonly HeaderDoc[], decis
       },
     },
     parent,
-    () => rootTraceId ?? derivedTraceId('ingest', stream, msg.seq),
+    () => rootTraceId ?? ingestRootIds(stream, msg.seq).traceId,
   );
   const recording = span.isRecording();
   // The key's digest is a hash per message: only for a span that keeps it.

@@ -4,6 +4,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AlwaysOffSampler, AlwaysOnSampler, InMemorySpanExporter, ParentBasedSampler, SamplingDecision, SimpleSpanProcessor, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decideDerivedRoot, derivedTraceId, DerivedTraceIdGenerator, installRootSampler, installTraceIdGenerator, startSpanInTrace } from './derived-trace-ids.js';
+import { ingestRootIds } from './ingest-root-ids.js';
 
 function tracing(): { exporter: InMemorySpanExporter; tracer: ReturnType<TracerProvider['getTracer']> } {
   const generator = new DerivedTraceIdGenerator();
@@ -78,33 +79,33 @@ describe('decideDerivedRoot', () => {
   afterEach(() => installRootSampler(undefined));
 
   it('is undefined with tracing off (no sampler installed)', () => {
-    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 1])).toBeUndefined();
+    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ingestRootIds('S', 1))).toBeUndefined();
   });
 
   it('gives a sampled-in root its derived trace id, to start the span with', () => {
     installRootSampler(new ParentBasedSampler({ root: new AlwaysOnSampler() }));
-    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 1])).toEqual({ sampled: true, traceId: derivedTraceId('ingest', 'S', 1) });
+    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ingestRootIds('S', 1))).toEqual({ sampled: true, traceId: ingestRootIds('S', 1).traceId });
   });
 
   it('gives a sampled-out root the traceparent its span would have injected: the derived trace id, the sampled flag off, the same on every delivery', () => {
     installRootSampler(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
-    const first = decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 7]);
+    const first = decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ingestRootIds('S', 7));
     expect(first).toMatchObject({ sampled: false });
     const header = (first as { traceparent: string }).traceparent;
-    expect(header).toMatch(new RegExp(`^00-${derivedTraceId('ingest', 'S', 7)}-[0-9a-f]{16}-00$`));
+    expect(header).toBe(`00-${ingestRootIds('S', 7).traceId}-${ingestRootIds('S', 7).spanId}-00`);
     expect(header.split('-')[2]).not.toBe('0000000000000000');
-    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', 7])).toEqual(first);
+    expect(decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ingestRootIds('S', 7))).toEqual(first);
     // The propagator reads it as a valid parent that is sampled out.
     const extracted = trace.getSpanContext(new W3CTraceContextPropagator().extract(ROOT_CONTEXT, { traceparent: header }, defaultTextMapGetter));
-    expect(extracted).toMatchObject({ traceId: derivedTraceId('ingest', 'S', 7), traceFlags: 0, isRemote: true });
+    expect(extracted).toMatchObject({ traceId: ingestRootIds('S', 7).traceId, traceFlags: 0, isRemote: true });
   });
 
   it("follows a ratio sampler's decision by trace id, as the span's own sampling would", () => {
     const ratio = new TraceIdRatioBasedSampler(0.5);
     installRootSampler(new ParentBasedSampler({ root: ratio }));
     const decisions = Array.from({ length: 200 }, (_, seq) => {
-      const decided = decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ['ingest', 'S', seq]);
-      const own = ratio.shouldSample(ROOT_CONTEXT, derivedTraceId('ingest', 'S', seq)).decision === SamplingDecision.RECORD_AND_SAMPLED;
+      const decided = decideDerivedRoot('ingest events a', SpanKind.CONSUMER, ingestRootIds('S', seq));
+      const own = ratio.shouldSample(ROOT_CONTEXT, ingestRootIds('S', seq).traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
       expect(decided?.sampled, `seq ${seq}`).toBe(own);
       return own;
     });

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { ROOT_CONTEXT, trace, type Context, type Span, type SpanKind, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { RandomIdGenerator, SamplingDecision, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace';
+import type { RootIds } from './ingest-root-ids.js';
 
 /**
  * A 32-hex-digit trace id derived from a message's identity (`parts`, e.g. the stream and sequence
@@ -85,29 +86,27 @@ export function installRootSampler(sampler: Sampler | undefined): void {
 }
 
 /**
- * What the process's sampler decides for a span that would root the trace derived from `parts`,
- * taken before any span is built: sampled in, the caller starts the span with
- * {@link startSpanInTrace} and `traceId`; sampled out, nothing would record it, and `traceparent`
- * is the W3C header the message's consequences carry instead (the same trace id, the sampled flag
- * off), so parent-based samplers downstream keep the decision. `undefined` with tracing off.
+ * What the process's sampler decides for a span that would root the trace `ids` name (derived
+ * from the message's identity, e.g. {@link ingestRootIds}), taken before any span is built:
+ * sampled in, the caller starts the span with {@link startSpanInTrace} and `traceId`; sampled
+ * out, nothing would record it, and `traceparent` is the W3C header the message's consequences
+ * carry instead (the same trace id, `ids.spanId`, the sampled flag off), so parent-based samplers
+ * downstream keep the decision. `undefined` with tracing off.
  *
  * Why: ingress roots a trace for every message published without trace context, and at a 10 %
  * ratio nine in ten of those spans were built (attributes, span id, context, propagator inject)
- * only to record nothing. Deterministic: the trace id is {@link derivedTraceId} of `parts`, the
- * span id is derived from the same digest (a sampled-out span is never exported, so nothing
- * needs it to differ per delivery), and the ratio samplers decide by trace id, so a redelivery or
- * replay carries the same header as the first delivery. A sampler that records without sampling
- * (`RECORD`) gets a real span.
+ * only to record nothing. Deterministic: the ids are derived (a sampled-out span is never
+ * exported, so nothing needs its span id to differ per delivery), and the ratio samplers decide
+ * by trace id, so a redelivery or replay carries the same header as the first delivery. A sampler
+ * that records without sampling (`RECORD`) gets a real span.
  */
-export function decideDerivedRoot(name: string, kind: SpanKind, parts: readonly (string | number)[]): DerivedRoot | undefined {
+export function decideDerivedRoot(name: string, kind: SpanKind, ids: RootIds): DerivedRoot | undefined {
   const sampler = rootSampler;
   if (sampler === undefined) return undefined;
-  const digest = hash('sha256', parts.join('|'), 'hex');
-  const traceId = nonZero(digest.slice(0, 32));
-  const result = sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, {}, []);
-  if (result.decision !== SamplingDecision.NOT_RECORD) return { sampled: true, traceId };
+  const result = sampler.shouldSample(ROOT_CONTEXT, ids.traceId, name, kind, {}, []);
+  if (result.decision !== SamplingDecision.NOT_RECORD) return { sampled: true, traceId: ids.traceId };
   const tracestate = result.traceState?.serialize();
-  return { sampled: false, traceparent: `00-${traceId}-${nonZero(digest.slice(32, 48))}-00`, ...(tracestate ? { tracestate } : {}) };
+  return { sampled: false, traceparent: `00-${ids.traceId}-${ids.spanId}-00`, ...(tracestate ? { tracestate } : {}) };
 }
 
 /** {@link decideDerivedRoot}'s answer. */
