@@ -70,7 +70,7 @@ export interface BenchOptions {
   readonly pairs: number;
   /** Pairs of fresh runs of each live-keys row (each on keys no other run of the row touched). */
   readonly liveKeysPairs: number;
-  /** Pairs of each run of the tracing dimension (its tracing-off reference and each ratio). */
+  /** Rounds of the tracing dimension: each restarts the runtime with tracing off and at each ratio, one pair per restart (decision 0088). */
   readonly tracingPairs: number;
   /** Measured events of each run of the tracing dimension (and of each restart's warm-up): 3 × N unless given (decision 0086). */
   readonly tracingEvents: number;
@@ -180,7 +180,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput and latency phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 5))
     .addOption(new Option('--no-lead-in', "skip the unmeasured lead-in pair before each main phase's pairs (quick experiments; decision 0084)").env('BENCH_NO_LEAD_IN'))
     .addOption(numeric('--live-keys-pairs <n>', 'runtime/baseline pairs of fresh runs of each live-keys row', 'BENCH_LIVE_KEYS_PAIRS', 3))
-    .addOption(numeric('--tracing-pairs <n>', "pairs of the tracing dimension's reference and of each ratio", 'BENCH_TRACING_PAIRS', 5))
+    .addOption(numeric('--tracing-pairs <n>', 'rounds of the tracing dimension: one restart and one pair each for the tracing-off reference and each ratio', 'BENCH_TRACING_PAIRS', 5))
     .addOption(new Option('--tracing-events <n>', "measured events of each run of the tracing dimension (default: 3 x N)").env('BENCH_TRACING_EVENTS').argParser(positiveInt))
     .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
     .addOption(new Option('--tracing <ratios>', "sampling ratios of the tracing dimension (no-op throughput, OTLP to a local receiver), or 'none'").env('BENCH_TRACING').argParser(ratioList).default([0.1, 1]))

@@ -313,7 +313,7 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   const rounds = options.tracingPairs;
   try {
     for (let round = 1; round <= rounds; round += 1) {
-      // `--tracing-pairs` rounds (5 by default, decision 0082): one disturbed pair of three moved the cost by ten points.
+      // `--tracing-pairs` rounds (5 by default; decision 0082 chose five because one disturbed pair of three moved the cost by ten points).
       const order: (typeof traced[number] | undefined)[] = [undefined, ...traced];
       if (round % 2 === 0) order.reverse();
       for (const run of order) {

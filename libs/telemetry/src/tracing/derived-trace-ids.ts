@@ -4,10 +4,11 @@ import { RandomIdGenerator, SamplingDecision, type IdGenerator, type Sampler } f
 import type { RootIds } from './ingest-root-ids.js';
 
 /**
- * A 32-hex-digit trace id derived from a message's identity (`parts`, e.g. the stream and sequence
- * of an ingest message): the same message always roots the same trace, so a redelivery, a retry
+ * A 32-hex-digit trace id derived from a message's identity (`parts`, e.g. the state key and inbox
+ * sequence of an element): the same message always roots the same trace, so a redelivery, a retry
  * or a replay of a message that arrived without trace context joins the trace of its first
- * delivery instead of starting an unrelated one.
+ * delivery instead of starting an unrelated one. A sha256 per call: for roots whose span records.
+ * Ingress, which decides every message's root, derives its ids with `ingestRootIds` instead.
  */
 export function derivedTraceId(...parts: readonly (string | number)[]): string {
   return nonZero(hash('sha256', parts.join('|'), 'hex').slice(0, 32));
