@@ -25,7 +25,8 @@ export interface AcquiredConsumer {
 
 /**
  * Gives the owner of a partition its own consumer, starting just after the predecessor's ack
- * floor, then deletes the predecessors (nats-design §7.3). Delivery restarts in stream order from
+ * floor (or where the predecessor started, if it acknowledged nothing), then deletes the
+ * predecessors (nats-design §7.3). Delivery restarts in stream order from
  * the oldest unacknowledged message, so a redelivered element can never arrive behind a later one
  * of the same key (which the `lastAppliedSeq` check would then drop). Messages above the floor
  * that were already acknowledged come back and are recognised as duplicates. A stale owner's
@@ -52,7 +53,7 @@ export async function acquirePartitionConsumer(jsm: JetStreamManager, options: P
   } else {
     // The newest predecessor's floor; older ones (left by a crash mid-takeover) lag behind it.
     const latest = predecessors[predecessors.length - 1];
-    startSeq = latest === undefined ? 1 : latest.ack_floor.stream_seq + 1;
+    startSeq = latest === undefined ? 1 : resumeAfter(latest);
     const config: Partial<ConsumerConfig> = {
       durable_name: name,
       ack_policy: AckPolicy.Explicit,
@@ -72,6 +73,21 @@ export async function acquirePartitionConsumer(jsm: JetStreamManager, options: P
     await jsm.consumers.delete(options.stream, predecessor.name).catch(() => false);
   }
   return { name, startSeq, replaced: predecessors.map((p) => p.name) };
+}
+
+/**
+ * Where a successor resumes after `predecessor`: just above its ack floor, and never below where the
+ * predecessor itself started. nats-server 2.9 reports an ack floor of stream sequence 0 for a
+ * consumer created at a start sequence that has acknowledged nothing yet (an owner that held the
+ * partition while no element arrived, or crashed before its first ack). Taking that 0 as the floor
+ * restarted delivery at sequence 1 and replayed the partition's whole history as duplicates: two
+ * activators joining one after the other spent 36 s re-reading 2.5 million inbox messages. Nothing
+ * is skipped by the bound: everything below the predecessor's own start was at or below the floor
+ * of the owner before it, acknowledged, and everything the predecessor was delivered and did not
+ * acknowledge lies at or above its start, so it comes back.
+ */
+function resumeAfter(predecessor: ConsumerInfo): number {
+  return Math.max(predecessor.ack_floor.stream_seq + 1, predecessor.config.opt_start_seq ?? 1);
 }
 
 function epochOf(name: string): number {
