@@ -68,7 +68,7 @@ import {
   type TracingRun,
 } from './report/bench-result.js';
 import { checkTargets, renderCheck } from './report/check-targets.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread, tracingCost, tracingCpuCost, tracingReference } from './report/compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, medianPairBy, pairOf, spread, tracingCost, tracingCpuCost, tracingReference, tracingRuntimeCost } from './report/compare-systems.js';
 import { renderMarkdown } from './report/markdown-report.js';
 import { writeResults } from './report/write-results.js';
 import { startRuntimeSystem } from './runtime/runtime-system.js';
@@ -342,13 +342,13 @@ async function measureTracing(bench: Bench, running: Record<SystemName, SystemUn
   const runs = traced.map((run): TracingRun => {
     const { cost, roundCosts, ofMedians } = tracingCost(run.pairs, reference);
     const ratios = run.pairs.map((p) => p.ratio);
-    return { ratio: run.ratio, pairs: run.pairs, throughputRatio: median(ratios), spread: spread(ratios), cost, roundCosts, costOfMedians: ofMedians, exported: { requests: run.requests, bytes: run.bytes } };
+    return { ratio: run.ratio, pairs: run.pairs, throughputRatio: median(ratios), spread: spread(ratios), cost, roundCosts, costOfMedians: ofMedians, runtimeAlone: tracingRuntimeCost(run.pairs, reference), exported: { requests: run.requests, bytes: run.bytes } };
   });
   const percent = (value: number | undefined): string => `${((value ?? Number.NaN) * 100).toFixed(1)} %`;
   const cpuCost = (run: TracingRun, role: string): string => `${((tracingCpuCost(run.pairs, reference, role) ?? Number.NaN) * 100).toFixed(0)} %`;
   for (const run of runs) {
     log(
-      `tracing at ${run.ratio}: cost ${percent(run.cost)}, the median of the rounds' ${run.roundCosts.map(percent).join(', ')} (of medians ${percent(run.costOfMedians)}); ${run.exported.requests} OTLP requests; ` +
+      `tracing at ${run.ratio}: cost ${percent(run.cost)}, the median of the rounds' ${run.roundCosts.map(percent).join(', ')} (of medians ${percent(run.costOfMedians)}; runtime alone ${percent(run.runtimeAlone?.cost)}, rounds ${run.runtimeAlone?.roundCosts.map(percent).join(', ') ?? '–'}); ${run.exported.requests} OTLP requests; ` +
         `CPU per event against the round's reference: activator ${cpuCost(run, 'activator')}, ingress ${cpuCost(run, 'ingress')}`,
     );
   }

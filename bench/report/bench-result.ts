@@ -168,6 +168,12 @@ export interface TracingRun {
   readonly roundCosts: readonly number[];
   /** 1 − the median traced ratio ÷ the median reference ratio: the cost as taken before decision 0088, for comparison. */
   readonly costOfMedians: number | undefined;
+  /**
+   * The same rounds with the runtime against itself alone (the traced run's throughput ÷ the round's
+   * reference run's), leaving out the baseline runs: a view beside the cost, not the target. Absent
+   * in results written before it was added.
+   */
+  readonly runtimeAlone?: { readonly cost: number; readonly roundCosts: readonly number[] };
   /** OTLP export requests and bytes the local receiver took during the measured runs. */
   readonly exported: { readonly requests: number; readonly bytes: number };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseName, PhaseResult, SystemResult } from './bench-result.js';
-import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, referenceCpu, runtimeCpu, spread, tracingCost, tracingCpuCost, tracingReference } from './compare-systems.js';
+import { compareSystems, latencyPairOf, median, medianLatencyPair, medianPair, pairOf, referenceCpu, runtimeCpu, spread, tracingCost, tracingCpuCost, tracingReference, tracingRuntimeCost } from './compare-systems.js';
 
 /** A phase result with only what the comparison reads. */
 function phase(name: PhaseName, perSecond: number, cpuMsPerEvent: Record<string, number> = {}, p50 = 1): PhaseResult {
@@ -102,6 +102,25 @@ describe('tracingCost', () => {
 
   it('refuses rounds that do not match', () => {
     expect(() => tracingCost([pairAt(1)], tracingReference([pairAt(1), pairAt(1)]))).toThrow(/1 traced pairs against 2 reference pairs/);
+  });
+});
+
+describe('tracingRuntimeCost', () => {
+  /** A pair of a runtime run at `runtime` events/s and a baseline run at `baseline`. */
+  const pairOfRates = (runtime: number, baseline: number) => pairOf(phase('noop-throughput', runtime), phase('noop-throughput', baseline));
+
+  it('sets each round\'s traced runtime against that round\'s reference runtime, so a baseline run that ran fast or slow moves nothing', () => {
+    // Round 2's reference baseline ran 30 % fast: the paired cost of that round goes negative, the runtime's own does not.
+    const reference = tracingReference([pairOfRates(1_000, 1_000), pairOfRates(1_000, 1_300), pairOfRates(800, 800)]);
+    const traced = [pairOfRates(900, 1_000), pairOfRates(880, 1_000), pairOfRates(720, 800)];
+    const alone = tracingRuntimeCost(traced, reference);
+    expect(alone.roundCosts.map((c) => Number(c.toFixed(3)))).toEqual([0.1, 0.12, 0.1]);
+    expect(alone.cost).toBeCloseTo(0.1);
+    expect(tracingCost(traced, reference).roundCosts[1]).toBeLessThan(0);
+  });
+
+  it('refuses rounds that do not match', () => {
+    expect(() => tracingRuntimeCost([pairOfRates(1, 1)], tracingReference([pairOfRates(1, 1), pairOfRates(1, 1)]))).toThrow(/1 traced pairs against 2 reference pairs/);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { describeCoreSpeeds, unevenCoresRatio } from '../infra/core-speeds.js';
 import { MODEL_LOW_PACE } from '../load/start-offsets.js';
-import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair } from './bench-result.js';
+import { NOISY_SPREAD, type BenchResult, type MemoryRow, type PhaseName, type PhaseResult, type SystemResult, type ThroughputPair, type TracingRun } from './bench-result.js';
 import { renderCheck, type TargetCheck } from './check-targets.js';
 import { referenceCpu, runtimeCpu, tracingCpuCost } from './compare-systems.js';
 
@@ -266,22 +266,25 @@ function tracingSection(result: BenchResult): string[] {
       `The reference: runtime ÷ baseline ${fmt(reference?.throughputRatio, 2)}, the median of its pairs (${reference?.pairs.map((p) => fmt(p.ratio, 2)).join(', ') ?? '–'}; ` +
       `spread ${fmt((reference?.spread ?? Number.NaN) * 100, 0)} %). ` +
       'Cost = the median over the rounds of 1 − (traced ratio ÷ the same round\'s reference ratio); "of medians" is 1 − (median traced ratio ÷ median reference ratio), the figure before decision 0088. ' +
+      '"Runtime alone" takes the same rounds without the baseline: 1 − (the traced runtime\'s throughput ÷ the same round\'s reference runtime\'s), the median round and, in brackets, each round; it shows how much of a round\'s cost came from the baseline\'s run-to-run spread rather than from tracing. The target is the cost. ' +
       `Tracing off in the main phases (the rows above, a runtime warmed by them): runtime ÷ baseline ${fmt(off, 2)}, which is also the whole cost of the runtime with tracing off against bare JetStream. ` +
       'The CPU columns give the same cost as CPU per event of the runtime\'s processes (median over the pairs) and, in brackets, the median over the rounds of its change against the round\'s reference: ' +
       `with tracing off, activator ${fmtCpu(reference && referenceCpu(reference, 'activator'))} ms and ingress ${fmtCpu(reference && referenceCpu(reference, 'ingress'))} ms. ` +
       'They are a second view of the cost, not a steadier one: CPU per event moves with batching too (a run that keeps more in flight spends less per event).',
     '',
-    '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | rounds\' costs | of medians | activator CPU per event, ms | ingress CPU per event, ms | OTLP requests | exported KiB |',
-    '|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|',
+    '| sampling ratio | runtime ÷ baseline (median pair) | pairs | spread | cost | rounds\' costs | of medians | runtime alone (rounds) | activator CPU per event, ms | ingress CPU per event, ms | OTLP requests | exported KiB |',
+    '|---:|---:|---|---:|---:|---|---:|---|---:|---:|---:|---:|',
   ];
   const cpuCell = (pairs: readonly ThroughputPair[], role: string): string => {
     const cost = reference === undefined ? undefined : tracingCpuCost(pairs, reference, role);
     return `${fmtCpu(runtimeCpu(pairs, role))}${cost === undefined ? '' : ` (${cost >= 0 ? '+' : '−'}${fmt(Math.abs(cost) * 100, 0)} %)`}`;
   };
+  const runtimeAloneCell = (alone: TracingRun['runtimeAlone']): string =>
+    alone === undefined ? '–' : `${fmt(alone.cost * 100, 1)} % (${alone.roundCosts.map((c) => `${fmt(c * 100, 1)} %`).join(', ')})`;
   for (const t of result.tracing) {
     out.push(
       `| ${t.ratio} | ${fmt(t.throughputRatio, 2)} | ${t.pairs.map((p) => fmt(p.ratio, 2)).join(', ')} | ${fmt(t.spread * 100, 0)} %${t.spread > NOISY_SPREAD ? ' **noisy**' : ''} | ` +
-        `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${t.roundCosts.map((c) => `${fmt(c * 100, 1)} %`).join(', ')} | ${t.costOfMedians === undefined ? '–' : `${fmt(t.costOfMedians * 100, 1)} %`} | ${cpuCell(t.pairs, 'activator')} | ${cpuCell(t.pairs, 'ingress')} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
+        `${t.cost === undefined ? '–' : `${fmt(t.cost * 100, 1)} %`} | ${t.roundCosts.map((c) => `${fmt(c * 100, 1)} %`).join(', ')} | ${t.costOfMedians === undefined ? '–' : `${fmt(t.costOfMedians * 100, 1)} %`} | ${runtimeAloneCell(t.runtimeAlone)} | ${cpuCell(t.pairs, 'activator')} | ${cpuCell(t.pairs, 'ingress')} | ${int(t.exported.requests)} | ${int(t.exported.bytes / 1_024)} |`,
     );
   }
   out.push('');
