@@ -64,7 +64,7 @@ export function tracingReference(pairs: readonly ThroughputPair[]): TracingRefer
  * @throws {Error} when the traced pairs and the reference's are not one per round each.
  */
 export function tracingCost(traced: readonly ThroughputPair[], reference: TracingReference): { readonly cost: number; readonly roundCosts: readonly number[]; readonly ofMedians: number } {
-  if (traced.length !== reference.pairs.length) throw new Error(`tracing rounds do not match: ${traced.length} traced pairs against ${reference.pairs.length} reference pairs`);
+  assertRoundsMatch(traced, reference);
   const roundCosts = traced.map((pair, i) => 1 - pair.ratio / reference.pairs[i]!.ratio);
   return { cost: median(roundCosts), roundCosts, ofMedians: 1 - median(traced.map((p) => p.ratio)) / reference.throughputRatio };
 }
@@ -81,9 +81,14 @@ export function tracingCost(traced: readonly ThroughputPair[], reference: Tracin
  * @throws {Error} when the traced pairs and the reference's are not one per round each.
  */
 export function tracingRuntimeCost(traced: readonly ThroughputPair[], reference: TracingReference): { readonly cost: number; readonly roundCosts: readonly number[] } {
-  if (traced.length !== reference.pairs.length) throw new Error(`tracing rounds do not match: ${traced.length} traced pairs against ${reference.pairs.length} reference pairs`);
+  assertRoundsMatch(traced, reference);
   const roundCosts = traced.map((pair, i) => 1 - pair.runtime.throughput.steadyPerSecond / reference.pairs[i]!.runtime.throughput.steadyPerSecond);
   return { cost: median(roundCosts), roundCosts };
+}
+
+/** One traced pair per reference pair, round by round (decision 0088). @throws {Error} otherwise. */
+function assertRoundsMatch(traced: readonly ThroughputPair[], reference: TracingReference): void {
+  if (traced.length !== reference.pairs.length) throw new Error(`tracing rounds do not match: ${traced.length} traced pairs against ${reference.pairs.length} reference pairs`);
 }
 
 /**
