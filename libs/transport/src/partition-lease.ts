@@ -19,6 +19,9 @@ export interface MonotonicClock {
 export class PartitionLease {
   private revision: number;
   private renewedAt: number;
+  /** The renewal on the wire, if any: a release waits for it, so it deletes the revision that renewal wrote. */
+  private renewing: Promise<boolean> | undefined;
+  private released = false;
 
   private constructor(
     private readonly kv: KV,
@@ -47,8 +50,20 @@ export class PartitionLease {
     }
   }
 
-  /** Renews by revision CAS; false means the lease is lost (expired and maybe re-taken) and must be dropped. */
-  async renew(): Promise<boolean> {
+  /**
+   * Renews by revision CAS; false means the lease is lost (expired and maybe re-taken) and must be
+   * dropped. After {@link release} it sends nothing and answers false. One renewal at a time: a
+   * call while one is in flight shares its answer.
+   */
+  renew(): Promise<boolean> {
+    if (this.released) return Promise.resolve(false);
+    this.renewing ??= this.sendRenewal().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  private async sendRenewal(): Promise<boolean> {
     const sentAt = this.clock.monotonicMs();
     try {
       this.revision = await this.kv.update(this.key, this.value, this.revision);
@@ -59,9 +74,9 @@ export class PartitionLease {
     }
   }
 
-  /** True while the holder may act: before `renewedAt + ttl − margin` on its monotonic clock. */
+  /** True while the holder may act: before `renewedAt + ttl − margin` on its monotonic clock, and never once released. */
   get valid(): boolean {
-    return this.clock.monotonicMs() < this.renewedAt + this.ttlMs - safetyMargin(this.ttlMs);
+    return !this.released && this.clock.monotonicMs() < this.renewedAt + this.ttlMs - safetyMargin(this.ttlMs);
   }
 
   /** Milliseconds of validity left (negative when lapsed). */
@@ -69,8 +84,16 @@ export class PartitionLease {
     return this.renewedAt + this.ttlMs - safetyMargin(this.ttlMs) - this.clock.monotonicMs();
   }
 
-  /** Gives the lease up at once (only if it is still ours: the delete is revision-checked). */
+  /**
+   * Gives the lease up at once (only if it is still ours: the delete is revision-checked). A
+   * renewal still in flight is awaited first: the server applies it before the delete, so a delete
+   * checked against the older revision would be refused and the lease would stay held until the
+   * bucket's max_age expired it — a successor would wait a whole TTL after a graceful stop. A
+   * failed delete (the lease was lost, or the server is unreachable) leaves expiry to max_age.
+   */
   async release(): Promise<void> {
+    this.released = true;
+    await this.renewing;
     await this.kv.delete(this.key, { previousSeq: this.revision }).catch(() => undefined);
   }
 }
