@@ -89,10 +89,15 @@ function main(): void {
   const summary = summarizeProfile(merged);
   const pct = (n: number) => ((100 * n) / Math.max(1, summary.busySamples)).toFixed(1).padStart(5);
   const idleShare = ((100 * summary.idleSamples) / Math.max(1, summary.busySamples + summary.idleSamples)).toFixed(1);
-  process.stdout.write(`busy samples ${summary.busySamples}, idle ${summary.idleSamples} (${idleShare} % of all)\n\nby origin (% of busy)\n`);
-  for (const row of summary.byOrigin.slice(0, top)) process.stdout.write(`${pct(row.samples)} %  ${row.name}\n`);
-  process.stdout.write('\nby function, self time (% of busy)\n');
-  for (const row of summary.byFunction.slice(0, top)) process.stdout.write(`${pct(row.samples)} %  ${row.name}\n`);
+  const lines = [`busy samples ${summary.busySamples}, idle ${summary.idleSamples} (${idleShare} % of all)`, '', 'by origin (% of busy)'];
+  for (const row of summary.byOrigin.slice(0, top)) lines.push(`${pct(row.samples)} %  ${row.name}`);
+  lines.push('', 'by function, self time (% of busy)');
+  for (const row of summary.byFunction.slice(0, top)) lines.push(`${pct(row.samples)} %  ${row.name}`);
+  // Piped into `head`, stdout closes early: that is the reader's choice, not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 if (process.argv[1]?.endsWith('cpu-profile-summary.js') === true) main();
