@@ -179,7 +179,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--bare-kv-in-flight <n>', 'bare KV updates in flight', 'BENCH_BARE_KV_IN_FLIGHT', 64))
     .addOption(numeric('--pairs <n>', 'runtime/baseline pairs of each throughput and latency phase (A B A B …; the median pair is the figure)', 'BENCH_PAIRS', 5))
     .addOption(new Option('--no-lead-in', "skip the unmeasured lead-in pair before each main phase's pairs (quick experiments; decision 0084)").env('BENCH_NO_LEAD_IN'))
-    .addOption(numeric('--live-keys-pairs <n>', 'runtime/baseline pairs of fresh runs of each live-keys row', 'BENCH_LIVE_KEYS_PAIRS', 3))
+    .addOption(numeric('--live-keys-pairs <n>', 'runtime/baseline pairs of fresh runs of each live-keys row', 'BENCH_LIVE_KEYS_PAIRS', 5))
     .addOption(numeric('--tracing-pairs <n>', 'rounds of the tracing dimension: one restart and one pair each for the tracing-off reference and each ratio', 'BENCH_TRACING_PAIRS', 5))
     .addOption(new Option('--tracing-events <n>', "measured events of each run of the tracing dimension (default: 3 x N)").env('BENCH_TRACING_EVENTS').argParser(positiveInt))
     .addOption(new Option('--check', 'hold the run to bench/targets.ts; exit non-zero naming each target missed').env('BENCH_CHECK').default(false))
