@@ -65,7 +65,20 @@ describe('hostile input on the NATS side', () => {
   }
 
   async function answers(key: string, n: number): Promise<unknown> {
-    const answer = await cluster.client.publishAndWait('counter', key, { n }, { timeoutMs: 15_000 });
+    let answer;
+    try {
+      answer = await cluster.client.publishAndWait('counter', key, { n }, { timeoutMs: 15_000 });
+    } catch (error) {
+      // What a timeout needs to be told apart (a stalled partition consumer, a held key, a slow
+      // machine): the partition consumer's counters and the activator's last lines.
+      const info = await consumerOf(key).catch((thrown: unknown) => (thrown as Error).message);
+      const counters =
+        typeof info === 'string'
+          ? info
+          : JSON.stringify({ delivered: info.delivered, ackFloor: info.ack_floor, pending: info.num_pending, ackPending: info.num_ack_pending, waiting: info.num_waiting, redelivered: info.num_redelivered });
+      const lines = cluster.services.get('activator')?.lines.slice(-30).join('\n') ?? '';
+      throw new Error(`${(error as Error).message}; partition ${partitionOfKey(key)} consumer: ${counters}; activator's last lines:\n${lines}`);
+    }
     return answer.kind === 'output' ? JSON.parse(answer.output.text) : answer;
   }
 

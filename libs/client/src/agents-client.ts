@@ -342,7 +342,7 @@ function toOutput(subject: string, payload: Uint8Array, seq: string | undefined,
 async function firstAnswer(outputs: Subscription, errors: Subscription, unnamed: Subscription, key: Uint8Array, agent: string, timeoutMs: number): Promise<ActivationAnswer> {
   const sameKey = (record: ErrorRecordFields): boolean => Buffer.compare(Buffer.from(record.entityKey), Buffer.from(key)) === 0 || record.entityKey.length === 0;
   return new Promise<ActivationAnswer>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no output or error for ${agent} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`no output or error for ${agent} key ${JSON.stringify(utf8.decode(key))} within ${timeoutMs} ms`)), timeoutMs);
     const settle = (answer: ActivationAnswer): void => {
       clearTimeout(timer);
       resolve(answer);
