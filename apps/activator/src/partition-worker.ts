@@ -51,9 +51,10 @@ export interface PartitionWorkerOptions {
   /** Called once when the worker finds itself fenced (a newer owner wrote one of its keys). */
   readonly onFenced: (partition: number) => void;
   /**
-   * Called once when the consumer's delivery sequence skips (a pulled batch lost in transit): the
-   * partition must be reset from its ack floor, or a lost element could arrive behind a later one
-   * of its key and be dropped as a duplicate.
+   * Called when the partition must be reset from its ack floor under a new consumer: the
+   * consumer's delivery sequence skipped (a pulled batch lost in transit: a lost element could
+   * arrive behind a later one of its key and be dropped as a duplicate), or the consumer is gone
+   * (deleted: nothing would arrive again). Idempotent on the owner's side.
    */
   readonly onGap: (partition: number) => void;
   /** The park markers of this partition (durable record of keys whose backlog was acknowledged unapplied). */
@@ -137,6 +138,10 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
         onGap: (from, to) => {
           this.logger.warn(`delivery sequence jumped from ${from} to ${to}: resetting the partition from its ack floor`);
           options.onGap(options.partition);
+        },
+        onTrouble: (trouble) => {
+          this.logger.warn(`consumer ${options.consumerName}: ${trouble.detail}${trouble.gone ? ': resetting the partition (a new consumer from its ack floor)' : ''}`);
+          if (trouble.gone) options.onGap(options.partition);
         },
         onLoopError: (error) => this.logger.error(`consume loop failed: ${error.message}`),
       },

@@ -16,6 +16,15 @@ const timers = {
   },
 };
 
+/**
+ * Lifetime of each pull request, as the activator's partitions have it: the client pulls again
+ * after two missed idle heartbeats (half of this each), which is how the worker notices a pull
+ * that died with the server holding it. With the client's default (30 s) ingress could sit idle
+ * for half a minute before it pulled again; with 5 s it resumes within seconds, for one small pull
+ * request every 5 s while the stream is idle.
+ */
+const PULL_EXPIRES_MS = 5_000;
+
 /** What a worker needs to consume the ingest stream for one lease epoch. */
 export interface IngestWorkerOptions {
   readonly stream: string;
@@ -42,9 +51,9 @@ export interface IngestWorkerOptions {
    */
   readonly mayForward: () => boolean;
   /**
-   * Called once when the consumer's delivery sequence skips (a pulled batch lost in transit): the
-   * consumer must restart from its ack floor, or a lost message could reach the inbox behind a
-   * later one of its key.
+   * Called when the consumer must restart from its ack floor: its delivery sequence skipped (a
+   * pulled batch lost in transit: a lost message could reach the inbox behind a later one of its
+   * key), or the consumer is gone (deleted: nothing would arrive again).
    */
   readonly onGap: () => void;
 }
@@ -76,11 +85,15 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
         js: options.js,
         stream: options.stream,
         consumerName: options.consumerName,
-        pull: { kind: 'stream', batch: options.batch },
+        pull: { kind: 'stream', batch: options.batch, expiresMs: PULL_EXPIRES_MS },
         heartbeatMs: Math.max(1_000, Math.floor(options.ackWaitMs / 3)),
         onGap: (from, to) => {
           this.logger.warn(`delivery sequence jumped from ${from} to ${to}: restarting the ingest consumer from its ack floor`);
           options.onGap();
+        },
+        onTrouble: (trouble) => {
+          this.logger.warn(`consumer ${options.consumerName}: ${trouble.detail}${trouble.gone ? ': restarting the ingest consumer from its ack floor' : ''}`);
+          if (trouble.gone) options.onGap();
         },
         onLoopError: (error) => this.logger.error(`ingest loop failed: ${error.message}`),
       },

@@ -19,6 +19,8 @@ export type { PubAckPipelineOptions } from './pub-ack-pipeline.js';
 export { provision, ProvisioningError, RECOMMENDED_MAX_PAYLOAD, LEASE_TTL_MS, DEFAULT_EFFECTS_TTL_MS, maxDocumentBytesFor } from './provisioner.js';
 export type { ProvisionReport, ProvisionOptions } from './provisioner.js';
 export { acquirePartitionConsumer } from './partition-consumer.js';
+export { consumerTrouble } from './consumer-trouble.js';
+export type { ConsumerTrouble } from './consumer-trouble.js';
 export { KeyedConsumer } from './keyed-consumer.js';
 export type { Intake, KeyedConsumerHandler, KeyedConsumerOptions, PullMode } from './keyed-consumer.js';
 export type { PartitionConsumerOptions, AcquiredConsumer } from './partition-consumer.js';

@@ -1,5 +1,6 @@
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { KeyMailbox } from '#core';
+import { consumerTrouble, type ConsumerTrouble } from './consumer-trouble.js';
 
 /** What a service makes of one delivered message before handling it. */
 export type Intake<W> =
@@ -55,6 +56,12 @@ export interface KeyedConsumerOptions {
    * so the owner can restart from the ack floor before a later message of a key overtakes a lost one.
    */
   readonly onGap?: (from: number, to: number) => void;
+  /**
+   * Told of each {@link ConsumerTrouble} the continuous pull reports (missed heartbeats, a refused
+   * pull, the consumer or its stream gone). The engine goes on consuming: a consumer that is gone
+   * needs its owner to make a new one, which a restart from the ack floor does.
+   */
+  readonly onTrouble?: (trouble: ConsumerTrouble) => void;
   /** Called when the pull loop fails outside a stop. */
   readonly onLoopError?: (error: Error) => void;
 }
@@ -182,7 +189,17 @@ export class KeyedConsumer<W, O> {
     const messages = await consumer.consume({ max_messages: pull.batch, ...(pull.expiresMs !== undefined ? { expires: pull.expiresMs } : {}) });
     this.messages = messages;
     if (this.drainController.signal.aborted || this.haltController.signal.aborted) messages.stop();
+    const onTrouble = this.options.onTrouble;
+    if (onTrouble !== undefined) void this.watch(messages, onTrouble);
     for await (const msg of messages) this.dispatch(msg);
+  }
+
+  /** Passes the pull stream's troubles on until it stops (its status stream ends with it). */
+  private async watch(messages: ConsumerMessages, onTrouble: (trouble: ConsumerTrouble) => void): Promise<void> {
+    for await (const notification of messages.status()) {
+      const trouble = consumerTrouble(notification);
+      if (trouble !== undefined && !this.drainController.signal.aborted && !this.haltController.signal.aborted) onTrouble(trouble);
+    }
   }
 
   private async fetchSlots(consumer: Consumer, pull: Extract<PullMode, { kind: 'slots' }>): Promise<void> {
