@@ -1,12 +1,22 @@
 // Layer 3: a consumer deleted from under its owner (an operator's `nats consumer rm`, a restore
-// that dropped it). The client only keeps asking for it, so without a reset the partition (or
-// ingress) would go deaf until a restart. Against a real nats-server 2.9 and real services.
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+// that dropped it). The client only keeps asking for it: a partition resets itself (its elements
+// are deduplicated by inbox sequence), while ingress stops and says so (re-forwarding its stream
+// from the start would apply old events again). Against a real nats-server 2.9 and real services.
+import { DeliverPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeKeyToken, keyFromText } from '#routing';
 import { collect, startCluster, type TestCluster } from '../harness/index.js';
 
 const text = new TextDecoder();
+
+/** Polls `probe` every 50 ms until it holds: a condition, never a bare sleep. */
+async function until(probe: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('a consumer deleted from under its owner', () => {
   let cluster: TestCluster;
@@ -55,14 +65,27 @@ describe('a consumer deleted from under its owner', () => {
     expect(activator.lines.some((l) => l.includes(`consumer ${before!}:`) && l.includes('resetting the partition'))).toBe(true);
   }, 120_000);
 
-  it('restarts ingress on a new ingest consumer, and events are forwarded again', async () => {
-    const [before] = await consumersOf('AGENTS_INGEST');
-    expect(before).toBeDefined();
-    await jsm.consumers.delete('AGENTS_INGEST', before!);
+  it('stops ingress with an error naming the consumer instead of re-forwarding the stream, and resumes once it is re-created', async () => {
+    expect(await count('before-ingest-delete', 1)).toBe(1);
+    const [name] = await consumersOf('AGENTS_INGEST');
+    expect(name).toBeDefined();
+    const { config } = await jsm.consumers.info('AGENTS_INGEST', name!);
+    await jsm.consumers.delete('AGENTS_INGEST', name!);
 
-    expect(await count('after-ingest-reset', 1)).toBe(1);
-    expect(await consumersOf('AGENTS_INGEST')).not.toContain(before);
+    const outputs = await collect(cluster.client.nc, `agents.output.counter.${encodeKeyToken(keyFromText('while-ingest-gone'))}`);
+    const { seq } = await cluster.client.publishEvent('counter', 'while-ingest-gone', { n: 1 });
     const ingress = cluster.services.get('ingress')!;
-    expect(ingress.lines.some((l) => l.includes(`consumer ${before!}:`) && l.includes('restarting the ingest consumer'))).toBe(true);
+    await until(() => ingress.lines.some((l) => l.includes(`consumer ${name!}:`) && l.includes('ingest has stopped')), 30_000, "ingress's error line");
+    // Nothing was re-forwarded from the stream's start, and the new event waits.
+    expect(await consumersOf('AGENTS_INGEST')).toEqual([]);
+    expect(outputs.messages).toHaveLength(0);
+
+    // The operator re-creates the consumer where forwarding stopped: ingress finds it again.
+    await jsm.consumers.add('AGENTS_INGEST', { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: seq });
+    const [resumed] = await outputs.waitForCount(1, 30_000);
+    outputs.close();
+    expect(JSON.parse(text.decode(resumed!.data))).toMatchObject({ n: 1, count: 1 });
+    // The event before the deletion was not forwarded again: its key's count goes on from 1.
+    expect(await count('before-ingest-delete', 2)).toBe(2);
   }, 120_000);
 });

@@ -140,7 +140,7 @@ export class PartitionWorker implements KeyedConsumerHandler<ElementWork, GateOu
           options.onGap(options.partition);
         },
         onTrouble: (trouble) => {
-          this.logger.warn(`consumer ${options.consumerName}: ${trouble.detail}${trouble.gone ? ': resetting the partition (a new consumer from its ack floor)' : ''}`);
+          this.logger.warn(`consumer ${options.consumerName}: ${trouble.detail}${trouble.gone ? ': resetting the partition (a new consumer; what was applied comes back as duplicates)' : ''}`);
           if (trouble.gone) options.onGap(options.partition);
         },
         onLoopError: (error) => this.logger.error(`consume loop failed: ${error.message}`),

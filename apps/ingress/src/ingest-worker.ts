@@ -51,9 +51,9 @@ export interface IngestWorkerOptions {
    */
   readonly mayForward: () => boolean;
   /**
-   * Called when the consumer must restart from its ack floor: its delivery sequence skipped (a
-   * pulled batch lost in transit: a lost message could reach the inbox behind a later one of its
-   * key), or the consumer is gone (deleted: nothing would arrive again).
+   * Called once when the consumer's delivery sequence skips (a pulled batch lost in transit): the
+   * consumer must restart from its ack floor, or a lost message could reach the inbox behind a
+   * later one of its key.
    */
   readonly onGap: () => void;
 }
@@ -92,8 +92,17 @@ export class IngestWorker implements KeyedConsumerHandler<IngestWork, boolean> {
           options.onGap();
         },
         onTrouble: (trouble) => {
-          this.logger.warn(`consumer ${options.consumerName}: ${trouble.detail}${trouble.gone ? ': restarting the ingest consumer from its ack floor' : ''}`);
-          if (trouble.gone) options.onGap();
+          if (!trouble.gone) {
+            this.logger.warn(`consumer ${options.consumerName}: ${trouble.detail}`);
+            return;
+          }
+          // Not reset, unlike a partition: the deleted consumer's ack floor is gone, and a new
+          // consumer would start at the stream's first message. Its forwards carry new inbox
+          // sequences, so every event older than the inbox's duplicate window would be applied
+          // again. An operator who knows where forwarding stopped re-creates the consumer there.
+          this.logger.error(
+            `consumer ${options.consumerName}: ${trouble.detail}: ingest has stopped. It is not restarted from the stream's first message (events older than the duplicate window would be applied again): re-create ${options.consumerName} on ${options.stream} starting at the first ingest sequence not yet forwarded, and ingress resumes by itself`,
+          );
         },
         onLoopError: (error) => this.logger.error(`ingest loop failed: ${error.message}`),
       },
