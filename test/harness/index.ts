@@ -25,3 +25,4 @@ export { startGoogleEmulator, googleEmulatorsInstalled, BIGTABLE_EMULATOR_BINARY
 export type { GoogleEmulatorHandle, GoogleEmulatorKind } from './google-emulators.js';
 export { countKvReadRequests } from './kv-read-requests.js';
 export type { KvReadRequests } from './kv-read-requests.js';
+export { until } from './until.js';

@@ -31,21 +31,12 @@ import {
   type ErrorRecordFields,
 } from '#core';
 import { encodeKeyToken, InboxKind, keyFromText } from '#routing';
-import { bearer, collect, readStream, REPO_ROOT, startCluster, storedIntents, type TestCluster } from '../harness/index.js';
+import { bearer, collect, readStream, REPO_ROOT, startCluster, storedIntents, type TestCluster, until } from '../harness/index.js';
 
 const run = promisify(execFile);
 
 const text = new TextDecoder();
 const enc = new TextEncoder();
-
-/** Polls `probe` every 100 ms until it holds: a condition, never a bare sleep. */
-async function until(probe: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('forgery with predicted ids', () => {
   let cluster: TestCluster;
@@ -102,7 +93,7 @@ describe('forgery with predicted ids', () => {
     await until(async () => {
       id = (await storedIntents(cluster.client, 'e2e', key)).find((i) => i.kind === IntentKind.Approval)?.intentId ?? '';
       return id !== '';
-    }, 30_000, `the approval request of ${key}`);
+    }, 30_000, `the approval request of ${key}`, 100);
     return id;
   }
 
@@ -139,7 +130,7 @@ describe('forgery with predicted ids', () => {
     });
     // The Nats-Msg-Id an unkeyed runtime would give the genuine intent: the forgery takes it first.
     await cluster.client.js.publish('agents.intents.e2e.charge', forged, { msgID: id });
-    await until(async () => (await records(ErrorReason.UnsignedIntent, key)).length === 1, 30_000, 'the unsigned_intent record');
+    await until(async () => (await records(ErrorReason.UnsignedIntent, key)).length === 1, 30_000, 'the unsigned_intent record', 100);
     expect(await executions(id)).toBe(0);
 
     const output = await outputOf(key, { n: 7 });
@@ -168,7 +159,7 @@ describe('forgery with predicted ids', () => {
     await cluster.client.js.publish(`agents.results.e2e.${token(key)}`, forged, { msgID: id });
     // Refused as unsealed (an unverifying activator would record it as an orphan: no suspension yet).
     const refusedOrOrphaned = async (): Promise<number> => (await records(ErrorReason.UnsignedElement, key)).length + (await records(ErrorReason.OrphanedResult, key)).length;
-    await until(async () => (await refusedOrOrphaned()) === 1, 30_000, 'the forged result to be recorded');
+    await until(async () => (await refusedOrOrphaned()) === 1, 30_000, 'the forged result to be recorded', 100);
 
     const output = await outputOf(key, { n: 5 });
     expect(output).toMatchObject({ key, n: 5, intentId: id });
@@ -193,7 +184,7 @@ describe('forgery with predicted ids', () => {
       payload: { kind: 'timer', timer: { timerId: deadline.timerId, kind: deadline.kind, dueAtMs: deadline.dueAtMs } },
     });
     await cluster.client.js.publish(subject, envelope);
-    await until(async () => outputs.messages.length > 0 || (await records(ErrorReason.UnsignedElement, key)).length === 1, 30_000, 'the forged firing to be refused (or to fire)');
+    await until(async () => outputs.messages.length > 0 || (await records(ErrorReason.UnsignedElement, key)).length === 1, 30_000, 'the forged firing to be refused (or to fire)', 100);
     expect(outputs.messages.map((m) => text.decode(m.data))).toEqual([]);
 
     await approveOverHttp(key, id, true);
@@ -209,7 +200,7 @@ describe('forgery with predicted ids', () => {
     const approval = { intentId: id, approved: true, approver: 'ceo', reason: 'forged', decidedAtMs: Date.now() };
 
     await cluster.client.publishApproval('e2e', key, approval);
-    await until(async () => outputs.messages.length > 0 || (await records(ErrorReason.UnsignedElement, key)).length === 1, 30_000, 'the forged approval to be refused (or admitted)');
+    await until(async () => outputs.messages.length > 0 || (await records(ErrorReason.UnsignedElement, key)).length === 1, 30_000, 'the forged approval to be refused (or admitted)', 100);
     expect(outputs.messages.map((m) => text.decode(m.data))).toEqual([]);
 
     // Sealed, but with a key the cluster does not hold under the cluster's key id.
@@ -217,7 +208,7 @@ describe('forgery with predicted ids', () => {
     const h = natsHeaders();
     h.set(HeaderName.Auth, foreign.header);
     await cluster.client.js.publish(`agents.approvals.e2e.${token(key)}`, encodeApproval(approval), { headers: h, msgID: foreign.msgId });
-    await until(async () => (await records(ErrorReason.BadSignature, key)).length === 1, 30_000, 'the bad_signature record');
+    await until(async () => (await records(ErrorReason.BadSignature, key)).length === 1, 30_000, 'the bad_signature record', 100);
 
     await approveOverHttp(key, id, false);
     const [first] = await outputs.waitForCount(1, 30_000);

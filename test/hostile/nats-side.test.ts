@@ -14,22 +14,13 @@ import { v5 as uuidv5 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeActorDocument, decodeErrorRecord, encodeActorDocument, encodeInboxEnvelope, errorRecordSource, ErrorReason, IdNamespace, type ErrorRecordFields } from '#core';
 import { encodeKeyToken, InboxKind, keyFromText } from '#routing';
-import { collect, readStream, REPO_ROOT, startCluster, type TestCluster } from '../harness/index.js';
+import { collect, readStream, REPO_ROOT, startCluster, type TestCluster, until } from '../harness/index.js';
 
 const run = promisify(execFile);
 const text = new TextDecoder();
 const enc = new TextEncoder();
 const ACK_WAIT_MS = 1_500;
 const MAX_ACK_PENDING = 16;
-
-/** Polls `probe` every 50 ms until it holds: a condition, never a bare sleep. */
-async function until(probe: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('hostile input on the NATS side', () => {
   let cluster: TestCluster;

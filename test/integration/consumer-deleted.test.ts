@@ -5,18 +5,9 @@
 import { DeliverPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { collect, startCluster, type TestCluster } from '../harness/index.js';
+import { collect, startCluster, type TestCluster, until } from '../harness/index.js';
 
 const text = new TextDecoder();
-
-/** Polls `probe` every 50 ms until it holds: a condition, never a bare sleep. */
-async function until(probe: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('a consumer deleted from under its owner', () => {
   let cluster: TestCluster;

@@ -6,18 +6,9 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeActorDocument, decodeErrorRecord, ErrorReason, type ErrorRecordFields } from '#core';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { collect, readStream, startCluster, type TestCluster } from '../harness/index.js';
+import { collect, readStream, startCluster, type TestCluster, until } from '../harness/index.js';
 
 const text = new TextDecoder();
-
-/** Polls `probe` every 10 ms until it holds: a condition, never a bare sleep. */
-async function until(probe: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** A record with its key as text, for comparison. */
 function readable(record: ErrorRecordFields): Omit<ErrorRecordFields, 'entityKey'> & { key: string } {
@@ -69,7 +60,7 @@ describe('direct publishing into the inbox', () => {
     expect(outputs.messages.map((m) => JSON.parse(text.decode(m.data)) as unknown)).toEqual(Array.from({ length: 10 }, (_, n) => ({ n, count: n + 1, seq: n })));
     const ingested = await readStream(cluster.client.nc, 'AGENTS_INGEST');
     expect(ingested.filter((m) => m.subject.endsWith('.direct-1'))).toHaveLength(0);
-    await until(() => partitionIdle('direct-1'), 10_000, 'the partition to settle');
+    await until(() => partitionIdle('direct-1'), 10_000, 'the partition to settle', 10);
     const stored = await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.direct-1');
     expect(stored).toHaveLength(10);
   });
@@ -100,7 +91,7 @@ describe('direct publishing into the inbox', () => {
     const [next] = await direct.waitForCount(1, 20_000);
     direct.close();
     expect(JSON.parse(text.decode(next!.data))).toEqual({ n: 2, count: 2, seq: 1 });
-    await until(() => partitionIdle('bad-d'), 10_000, 'the partition to settle');
+    await until(() => partitionIdle('bad-d'), 10_000, 'the partition to settle', 10);
   });
 
   it('records unknown_agent for a direct event of an agent nobody hosts, writes no state and holds nothing', async () => {
@@ -108,7 +99,7 @@ describe('direct publishing into the inbox', () => {
     const record = await expectRecord('agents.errors.nobody.unknown_agent', () => cluster.client.publishDirect('nobody', 'lost-1', { n: 1 }, { eventTimeMs: 1_700_000_000_001 }));
     expect(readable(record)).toMatchObject({ agent: 'nobody', key: 'lost-1', reason: ErrorReason.UnknownAgent, detail: "no agent named 'nobody' is deployed" });
     expect(record.eventTimeMs).toBeGreaterThanOrEqual(sentAt - 5);
-    await until(() => partitionIdle('lost-1'), 5_000, 'the refused element to be acknowledged');
+    await until(() => partitionIdle('lost-1'), 5_000, 'the refused element to be acknowledged', 10);
     expect(await state.get('nobody.lost-1')).toBeNull();
 
     // The key's partition is not held: a good event on a key of the same partition runs at once.

@@ -5,7 +5,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeKeyToken, keyFromText } from '#routing';
-import { bearer, readStream, startCluster, startService, type ServiceHandle, type TestCluster } from '../harness/index.js';
+import { bearer, readStream, startCluster, startService, type ServiceHandle, type TestCluster, until } from '../harness/index.js';
 
 const LEASE_TTL_MS = 3_000;
 const KEYS = 250;
@@ -16,15 +16,6 @@ const KILL_AT_INBOX = 1_000;
 
 const text = new TextDecoder();
 const keyOf = (i: number): string => `ha-${i}`;
-
-/** Polls `probe` every 10 ms until it holds: a condition, never a bare sleep. */
-async function until(probe: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const consuming = /ingress consuming AGENTS_INGEST from seq (\d+) \(epoch (\d+)/;
 const isActive = (replica: ServiceHandle): boolean => replica.lines.some((line) => consuming.test(line));
@@ -77,7 +68,7 @@ describe('ingress: one active replica, hot standbys', () => {
 
     const response = await fetch(`${httpBase(standbys[0]!)}/v1/agents/counter/events/via-standby`, { method: 'POST', headers: bearer(undefined, { 'content-type': 'application/json' }), body: JSON.stringify({ n: 0 }) });
     expect(response.status).toBe(202);
-    await until(async () => (await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.via-standby')).length === 1, 10_000, 'the output of the event posted to a standby');
+    await until(async () => (await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.via-standby')).length === 1, 10_000, 'the output of the event posted to a standby', 10);
     const [output] = await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.via-standby');
     expect(JSON.parse(text.decode(output!.data))).toEqual({ n: 0, count: 1, seq: 0 });
   });
@@ -93,7 +84,7 @@ describe('ingress: one active replica, hot standbys', () => {
         await Promise.all(Array.from({ length: KEYS }, (_, i) => cluster.client.publishEvent('counter', keyOf(i), { n })));
       }
     })();
-    await until(async () => (await jsm.streams.info('AGENTS_INBOX')).state.messages >= KILL_AT_INBOX, 30_000, `${KILL_AT_INBOX} events in the inbox`);
+    await until(async () => (await jsm.streams.info('AGENTS_INBOX')).state.messages >= KILL_AT_INBOX, 30_000, `${KILL_AT_INBOX} events in the inbox`, 10);
     const killedAt = Date.now();
     await active.kill();
     const inboxAtKill = (await jsm.streams.info('AGENTS_INBOX')).state.messages;
@@ -108,8 +99,8 @@ describe('ingress: one active replica, hot standbys', () => {
     expect(Number(takeover.m[2])).toBeGreaterThan(firstEpoch);
     expect(Number(takeover.m[1])).toBeLessThanOrEqual(TOTAL + 1);
 
-    await until(async () => (await jsm.streams.info('AGENTS_OUTPUT')).state.messages >= TOTAL + 1, 90_000, `${TOTAL} outputs`);
-    await until(async () => (await quiet(jsm, 'AGENTS_INGEST')) && (await quiet(jsm, 'AGENTS_INBOX')), 30_000, 'ingest and inbox consumers to be fully acknowledged');
+    await until(async () => (await jsm.streams.info('AGENTS_OUTPUT')).state.messages >= TOTAL + 1, 90_000, `${TOTAL} outputs`, 10);
+    await until(async () => (await quiet(jsm, 'AGENTS_INGEST')) && (await quiet(jsm, 'AGENTS_INBOX')), 30_000, 'ingest and inbox consumers to be fully acknowledged', 10);
 
     const stored = await readStream(cluster.client.nc, 'AGENTS_OUTPUT');
     const byKey = new Map<string, { n: number; count: number }[]>();
@@ -129,7 +120,7 @@ describe('ingress: one active replica, hot standbys', () => {
 
   it('hands the lease to the last standby right after its drain when the active replica is SIGTERMed, and the flow goes on', async () => {
     const alive = replicas.filter((r) => r.process.exitCode === null && r.process.signalCode === null);
-    await until(() => alive.filter(consumesNow).length === 1, LEASE_TTL_MS * 3, 'exactly one live replica consuming');
+    await until(() => alive.filter(consumesNow).length === 1, LEASE_TTL_MS * 3, 'exactly one live replica consuming', 10);
     const active = alive.find(consumesNow)!;
     const standby = alive.find((r) => r !== active)!;
     expect(consumesNow(standby)).toBe(false);
@@ -141,6 +132,6 @@ describe('ingress: one active replica, hot standbys', () => {
 
     const response = await fetch(`${httpBase(standby)}/v1/agents/counter/events/after-handover`, { method: 'POST', headers: bearer(undefined, { 'content-type': 'application/json' }), body: JSON.stringify({ n: 0 }) });
     expect(response.status).toBe(202);
-    await until(async () => (await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.after-handover')).length === 1, 10_000, 'the output after the handover');
+    await until(async () => (await readStream(cluster.client.nc, 'AGENTS_OUTPUT', 'agents.output.counter.after-handover')).length === 1, 10_000, 'the output after the handover', 10);
   });
 });
