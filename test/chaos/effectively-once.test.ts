@@ -73,7 +73,7 @@ import { decodeActorDocument, decodeToolIntent, decodeToolResult, intentId, Inte
 import { encodeKeyToken, keyFromText } from '#routing';
 import { ClaimState, decodeClaimRecord } from '../../apps/effector/src/dedup/claim-record.js';
 import { EFFECTOR_CONSUMER } from '../../apps/effector/src/intent-consumer.js';
-import { collect, startCluster, startService, type ServiceHandle } from '../harness/index.js';
+import { collect, startCluster, startService, type ServiceHandle, until } from '../harness/index.js';
 import { acquisitions, chaosSize, LEASE_TTL_MS, LONG, readAll, reportedPartitions, type ChaosMessage } from './chaos-support.js';
 
 const AGENT = 'e2e';
@@ -160,15 +160,6 @@ function processLedger(handle: ServiceHandle, event: 'start' | 'done'): Map<stri
   const prefix = `ledger ${event} `;
   for (const line of handle.lines) if (line.startsWith(prefix)) tally.set(line.slice(prefix.length), (tally.get(line.slice(prefix.length)) ?? 0) + 1);
   return tally;
-}
-
-/** Polls `check` (every 50 ms) until it holds; a condition, never a bare sleep. */
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function effectorIdle(jsm: JetStreamManager): Promise<boolean> {
