@@ -12,9 +12,11 @@ import {
   ToolResultStatus,
   type AnyToolDefinition,
   type IntentInfo,
+  type ToolCallContext,
   type ToolIntentDoc,
 } from '#core';
 import { deliveryOf, LEASE_MS, processorRig, START_MS, toolIntent, type ProcessorRig } from './testing/processor-rig.js';
+import { ToolTimedOut } from './effector-errors.js';
 import { VerificationMode } from './verification.js';
 
 const text = new TextDecoder();
@@ -329,6 +331,25 @@ describe('IntentProcessor: tool outcomes (K20, K24)', () => {
     });
     await rig.run(toolIntent());
     expect(seen?.aborted).toBe(true);
+  });
+
+  it('gives a tool that first reads its signal after the timeout an aborted one, the timeout its reason', async () => {
+    let context: ToolCallContext | undefined;
+    const rig = processorRig({
+      tools: tools(
+        tool(
+          'charge',
+          (_args, given) => {
+            context = given;
+            return new Promise(() => undefined);
+          },
+          { timeoutMs: 5_000 },
+        ),
+      ),
+    });
+    expect(await rig.run(toolIntent())).toMatchObject({ status: ToolResultStatus.Error });
+    expect(context?.signal.aborted).toBe(true);
+    expect(context?.signal.reason).toBeInstanceOf(ToolTimedOut);
   });
 
   it('publishes JSON null for an undefined return and ERROR for a value JSON cannot carry', async () => {

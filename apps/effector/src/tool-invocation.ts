@@ -8,6 +8,7 @@
  * the caller leaves the claim to expire, and the intent runs again elsewhere after the lease.
  */
 import {
+  AttemptAbort,
   canonicalJson,
   backoffDelay,
   ensureError,
@@ -16,6 +17,7 @@ import {
   ToolResultStatus,
   type AnyToolDefinition,
   type IntentInfo,
+  type ToolCallContext,
   type Timers,
   type ToolIntentDoc,
 } from '#core';
@@ -56,33 +58,41 @@ export async function invokeTool(
 ): Promise<InvocationResult> {
   const timeoutMs = tool.timeoutMs ?? deps.defaultTimeoutMs;
   const retries = tool.retries ?? DEFAULT_TOOL_RETRIES;
-  const controller = new AbortController();
-  const cancelTimeout = deps.timers.setTimeout(() => controller.abort(new ToolTimedOut(tool.name, timeoutMs)), timeoutMs);
-  const onHalt = (): void => controller.abort(new EffectorHalted(`the effector halted while tool '${tool.name}' ran`));
+  // The invocation's signal is created only if the tool reads `context.signal`: on Node 20 each
+  // signal costs about 4 µs and three maps of its own (decision 0093), and most tools never look.
+  const abort = new AttemptAbort();
+  const cancelTimeout = deps.timers.setTimeout(() => abort.abort(new ToolTimedOut(tool.name, timeoutMs)), timeoutMs);
+  const onHalt = (): void => abort.abort(new EffectorHalted(`the effector halted while tool '${tool.name}' ran`));
   if (halted.aborted) onHalt();
   else halted.addEventListener('abort', onHalt, { once: true });
   const startedAt = deps.monotonicMs();
-  const context = { signal: controller.signal, intent: intentInfo(intent), secret: deps.secret };
+  const context: ToolCallContext = {
+    get signal(): AbortSignal {
+      return abort.signal;
+    },
+    intent: intentInfo(intent),
+    secret: deps.secret,
+  };
   const finished = (verdict: ToolVerdict, attempts: number): InvocationResult => ({ kind: 'finished', verdict, attempts, durationMs: deps.monotonicMs() - startedAt });
   const interrupted = (attempts: number): InvocationResult => {
-    const reason: unknown = controller.signal.reason;
+    const reason = abort.reason;
     if (reason instanceof ToolTimedOut) return finished(failedVerdict(ToolResultStatus.Error, reason), attempts);
     return { kind: 'halted', durationMs: deps.monotonicMs() - startedAt };
   };
   try {
     for (let attempt = 0; ; attempt += 1) {
-      if (controller.signal.aborted) return interrupted(attempt);
+      if (abort.abandoned) return interrupted(attempt);
       let value: unknown;
       try {
         value = await untilAborted(
           Promise.resolve().then(() => tool.handler(args, context)),
-          controller.signal,
+          abort,
         );
       } catch (thrown) {
-        if (controller.signal.aborted) return interrupted(attempt + 1);
+        if (abort.abandoned) return interrupted(attempt + 1);
         const error = ensureError(thrown);
         if (error instanceof RetryableError && attempt < retries) {
-          await sleep(deps.timers, backoffDelay(EffectorBackoff.toolRetry, attempt, deps.random, error.retryAfterMs ?? 0), controller.signal);
+          await sleep(deps.timers, backoffDelay(EffectorBackoff.toolRetry, attempt, deps.random, error.retryAfterMs ?? 0), abort.signal);
           continue;
         }
         return finished(failedVerdict(ToolResultStatus.Error, error), attempt + 1);
@@ -107,22 +117,17 @@ function okVerdict(tool: string, value: unknown): ToolVerdict {
   }
 }
 
-/** Settles with `work`, or rejects with the signal's reason once it aborts (the work is left running). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+/** Settles with `work`, or rejects with the abort's reason once the invocation is abandoned (the work is left running). */
+function untilAborted<T>(work: Promise<T>, abort: AttemptAbort): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    if (signal.aborted) {
-      onAbort();
-    } else {
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
+    const stopListening = abort.onAbort(reject);
     work.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        stopListening();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        stopListening();
         reject(error as Error);
       },
     );

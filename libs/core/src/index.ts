@@ -139,6 +139,7 @@ export { sleep } from './time/sleep.js';
 // activation
 export { EventDecodeError } from './activation/event-decode-error.js';
 export { ActivationTimeout } from './activation/activation-timeout.js';
+export { AttemptAbort } from './activation/attempt-abort.js';
 export { serveContextCall } from './activation/context-call.js';
 export type { ContextCall, ContextChannel, ContextReply } from './activation/context-call.js';
 export { RemoteContext, activationSnapshot } from './activation/remote-context.js';

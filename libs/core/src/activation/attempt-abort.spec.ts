@@ -34,4 +34,30 @@ describe('AttemptAbort', () => {
     abort.abort(new ActivationTimeout(20));
     expect(abort.signal.reason).toBe(first);
   });
+
+  it('tells each listener the reason once, and a listener added after the abort at once', () => {
+    const abort = new AttemptAbort();
+    const heard: string[] = [];
+    abort.onAbort((reason) => heard.push(`first ${reason.message}`));
+    abort.onAbort((reason) => heard.push(`second ${reason.message}`));
+    const reason = new ActivationTimeout(10);
+    abort.abort(reason);
+    abort.abort(new ActivationTimeout(20));
+    abort.onAbort((late) => heard.push(`late ${late.message}`));
+    expect(heard).toEqual([`first ${reason.message}`, `second ${reason.message}`, `late ${reason.message}`]);
+    expect(abort.reason).toBe(reason);
+  });
+
+  it('forgets a removed listener', () => {
+    const abort = new AttemptAbort();
+    const heard: Error[] = [];
+    const remove = abort.onAbort((reason) => heard.push(reason));
+    remove();
+    abort.abort(new ActivationTimeout(10));
+    expect(heard).toEqual([]);
+  });
+
+  it('has no reason while the attempt runs', () => {
+    expect(new AttemptAbort().reason).toBeUndefined();
+  });
 });

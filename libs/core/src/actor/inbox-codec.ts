@@ -16,19 +16,25 @@ export interface InboxEnvelopeFields {
   readonly payload: InboxPayload;
 }
 
-/** Deterministic bytes of an inbox envelope (what ingress, the effector and timers publish). */
+/**
+ * Deterministic bytes of an inbox envelope (what ingress, the effector and timers publish).
+ *
+ * Each case spells its message out as one literal. Not `{ ...base, event }`: on Node 20 (V8 11.3)
+ * optimized code gives an object cloned by a spread and then extended with a property it lacked a
+ * map of its own, every time (about 1 µs, and every inline cache that reads it goes megamorphic),
+ * which made this encode several times dearer on ingress's per-event path (decision 0093).
+ */
 export function encodeInboxEnvelope(fields: InboxEnvelopeFields): Uint8Array {
-  const base = { entityKey: fields.entityKey, eventTimeMs: fields.eventTimeMs };
   const p = fields.payload;
   switch (p.kind) {
     case 'event':
-      return v1.InboxEnvelope.encode({ ...base, event: p.event }).finish();
+      return v1.InboxEnvelope.encode({ entityKey: fields.entityKey, eventTimeMs: fields.eventTimeMs, event: p.event }).finish();
     case 'result':
-      return v1.InboxEnvelope.encode({ ...base, toolResult: encodeToolResultFields(p.result) }).finish();
+      return v1.InboxEnvelope.encode({ entityKey: fields.entityKey, eventTimeMs: fields.eventTimeMs, toolResult: encodeToolResultFields(p.result) }).finish();
     case 'approval':
-      return v1.InboxEnvelope.encode({ ...base, approval: { ...p.approval } }).finish();
+      return v1.InboxEnvelope.encode({ entityKey: fields.entityKey, eventTimeMs: fields.eventTimeMs, approval: { ...p.approval } }).finish();
     case 'timer':
-      return v1.InboxEnvelope.encode({ ...base, timer: { ...p.timer } }).finish();
+      return v1.InboxEnvelope.encode({ entityKey: fields.entityKey, eventTimeMs: fields.eventTimeMs, timer: { ...p.timer } }).finish();
   }
 }
 

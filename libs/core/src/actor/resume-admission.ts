@@ -18,8 +18,12 @@ export async function resume(state: ActorDocument, element: InboxElement, answer
   const admission = admit(state, answer, element.eventTimeMs);
   if (admission.kind === 'refused') return recordFailure(state, element, element.inboxSeq, ErrorReason.OrphanedResult, admission.detail, deps, 'orphaned', undefined);
   const continuation = state.continuation as ContinuationDoc;
-  const view = answer.kind === 'result' ? { result: toolResultView(answer.result) } : { approval: approvalView(answer.approval) };
-  const answered = answer.kind === 'result' ? answer.result.intentId : answer.approval.intentId;
+  // One literal per kind, not `{ ...view, timedOut, … }`: a spread extended with new properties
+  // gets a map of its own on every call in Node 20's optimized code (decision 0093).
+  const resumed =
+    answer.kind === 'result'
+      ? { result: toolResultView(answer.result), timedOut: false, snapshot: continuation.snapshot, continuation, answered: answer.result.intentId }
+      : { approval: approvalView(answer.approval), timedOut: false, snapshot: continuation.snapshot, continuation, answered: answer.approval.intentId };
   return attempt(
     {
       base: state,
@@ -27,7 +31,7 @@ export async function resume(state: ActorDocument, element: InboxElement, answer
       lastAppliedSeq: element.inboxSeq,
       seq: continuation.seq,
       stepIndex: continuation.stepIndex,
-      resume: { ...view, timedOut: false, snapshot: continuation.snapshot, continuation, answered },
+      resume: resumed,
     },
     deps,
     policy,
