@@ -39,7 +39,9 @@ export class AttemptAbort {
   /**
    * Calls `listener` with the reason when the attempt is abandoned: once, at once if it already
    * was. Returns the function that removes it (call it when the work settles). Never creates the
-   * signal; listeners run before the signal (if any) aborts, in the order they were added.
+   * signal; listeners run before the signal (if any) aborts, in the order they were added, inside
+   * whatever called {@link abort} (a timer, a halt): a listener must not throw (settling a
+   * promise, as the effector's does, never does).
    */
   onAbort(listener: (reason: Error) => void): () => void {
     if (this.abortedWith !== undefined) {
