@@ -47,9 +47,13 @@ export class ActivatorObserver implements ActorRuntimeObserver {
     const agent = stateKey.slice(0, stateKey.indexOf('.'));
     const labels = { agent, gen_ai_operation_name: 'chat', gen_ai_provider_name: this.providerName, gen_ai_request_model: call.model };
     this.metrics.genAiOperationDuration.observe(labels, call.durationMs / 1_000);
-    // Spelled out, not `{ ...labels, gen_ai_token_type }`: that gets a map of its own per call on Node 20 (decision 0093).
-    if (call.promptTokens !== undefined) this.metrics.genAiTokenUsage.observe({ agent, gen_ai_operation_name: 'chat', gen_ai_provider_name: this.providerName, gen_ai_request_model: call.model, gen_ai_token_type: 'input' }, call.promptTokens);
-    if (call.completionTokens !== undefined) this.metrics.genAiTokenUsage.observe({ agent, gen_ai_operation_name: 'chat', gen_ai_provider_name: this.providerName, gen_ai_request_model: call.model, gen_ai_token_type: 'output' }, call.completionTokens);
+    if (call.promptTokens !== undefined) this.metrics.genAiTokenUsage.observe(this.tokenLabels(agent, call.model, 'input'), call.promptTokens);
+    if (call.completionTokens !== undefined) this.metrics.genAiTokenUsage.observe(this.tokenLabels(agent, call.model, 'output'), call.completionTokens);
+  }
+
+  /** One literal, not `{ ...labels, gen_ai_token_type }`: that gets a map of its own per call on Node 20 (decision 0093). */
+  private tokenLabels(agent: string, model: string, type: 'input' | 'output') {
+    return { agent, gen_ai_operation_name: 'chat', gen_ai_provider_name: this.providerName, gen_ai_request_model: model, gen_ai_token_type: type };
   }
 
   committed(stateKey: string, report: ActivationReport, documentBytes: number): void {
