@@ -163,7 +163,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     .addOption(numeric('--overhead-keys <n>', 'keys of the overhead phase (model agent, one event in flight per key)', 'BENCH_OVERHEAD_KEYS', 50))
     .addOption(numeric('--overhead-events-per-key <n>', 'sequential events per key in the overhead phase', 'BENCH_OVERHEAD_EVENTS_PER_KEY', 96))
     .addOption(numeric('--overhead-warmup-per-key <n>', 'unmeasured sequential events per key before it', 'BENCH_OVERHEAD_WARMUP_PER_KEY', 16, nonNegativeInt))
-    .addOption(numeric('--unloaded-events <n>', 'sequential events of the unloaded no-op phase (one key, one in flight)', 'BENCH_UNLOADED_EVENTS', 1_000))
+    .addOption(numeric('--unloaded-events <n>', 'sequential events of each run of the unloaded phases (one key, one in flight), and of the warm-up before it', 'BENCH_UNLOADED_EVENTS', 1_000))
     .addOption(new Option('--phases <list>', `main phases to run (${PHASE_NAMES.join(', ')}), or 'none' (only the dimensions)`).env('BENCH_PHASES').argParser(phaseList).default([...PHASE_NAMES]))
     .addOption(numeric('--partitions <n>', 'runtime inbox partitions (AGENTS_PARTITIONS)', 'BENCH_PARTITIONS', defaults.partitions))
     .addOption(numeric('--baseline-partitions <n>', 'baseline inbox partitions (1 = one unfiltered consumer)', 'BENCH_BASELINE_PARTITIONS', 1))
