@@ -27,7 +27,7 @@ export interface BenchOptions {
   readonly overheadEventsPerKey: number;
   /** Unmeasured sequential events per key before the overhead phase. */
   readonly overheadWarmupPerKey: number;
-  /** Sequential events of the unloaded phase (no-op agent, one key, one event in flight in all). */
+  /** Sequential events of each run of the unloaded phases (one key, one event in flight in all), and of each run's warm-up (decision 0094). */
   readonly unloadedEvents: number;
   /** Which phases to run (all by default). */
   readonly phases: readonly PhaseName[];

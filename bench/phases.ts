@@ -71,15 +71,15 @@ export function planPhases(options: BenchOptions): PhasePlan[] {
   // One measured run's worth of warm-up before every run of an unloaded phase (decision 0094): the
   // round-trip path first runs in roundtrip-unloaded, and 50 events left its first measured pair the
   // runtime's worst in 26 of 37 checks, still warming up, even after the lead-in pair.
-  const unloadedWarmup: LoadShape = { kind: 'per-key', eventsPerKey: options.unloadedEvents };
+  const unloaded: LoadShape = { kind: 'per-key', eventsPerKey: options.unloadedEvents };
   const plans: PhasePlan[] = [
     throughput('noop-throughput', NOOP_AGENT, 0),
     {
       phase: 'noop-unloaded',
       agent: NOOP_AGENT,
       keys: unloadedKeys,
-      warmup: unloadedWarmup,
-      measured: { kind: 'per-key', eventsPerKey: options.unloadedEvents },
+      warmup: unloaded,
+      measured: unloaded,
       modelLatencyMs: 0,
     },
     throughput('model-throughput', MODEL_AGENT, options.modelLatencyMs),
@@ -95,8 +95,8 @@ export function planPhases(options: BenchOptions): PhasePlan[] {
       phase: 'roundtrip-unloaded',
       agent: TOOL_AGENT,
       keys: keyTokens('ru', 1),
-      warmup: unloadedWarmup,
-      measured: { kind: 'per-key', eventsPerKey: options.unloadedEvents },
+      warmup: unloaded,
+      measured: unloaded,
       modelLatencyMs: 0,
     },
     {
